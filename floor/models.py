@@ -1,0 +1,110 @@
+"""The casino's floor: venues, rooms, banks of machines and the signage screens above them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class Venue(models.Model):
+    code = models.CharField(_("code"), max_length=8, unique=True, help_text=_("VEN or NOG"))
+    name = models.CharField(_("name"), max_length=120)
+    address = models.CharField(_("address"), max_length=200, blank=True)
+    time_zone = models.CharField(_("time zone"), max_length=64, default="Europe/Rome")
+    currency = models.CharField(_("currency"), max_length=3, default="EUR")
+    handpay_threshold_cents = models.PositiveBigIntegerField(
+        _("two-person threshold (cents)"),
+        default=settings.HANDPAY_THRESHOLD_CENTS,
+        help_text=_("Hits at or above this amount need two different people to verify (Nevada MICS)."),
+    )
+
+    class Meta:
+        ordering = ["code"]
+        verbose_name = _("venue")
+        verbose_name_plural = _("venues")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.code})"
+
+
+class Room(models.Model):
+    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="rooms", verbose_name=_("venue"))
+    number = models.PositiveSmallIntegerField(_("number"))
+    name = models.CharField(_("name"), max_length=80)
+    # The room's floor plan is a grid; machines sit on its cells.
+    grid_columns = models.PositiveSmallIntegerField(_("grid columns"), default=20)
+    grid_rows = models.PositiveSmallIntegerField(_("grid rows"), default=12)
+
+    class Meta:
+        ordering = ["venue__code", "number"]
+        constraints = [models.UniqueConstraint(fields=["venue", "number"], name="room_unique_number")]
+        verbose_name = _("room")
+        verbose_name_plural = _("rooms")
+
+    def __str__(self) -> str:
+        return f"{self.venue.code} {self.name}"
+
+
+class Bank(models.Model):
+    """Adjacent machines in a room, usually sharing a theme or a linked progressive."""
+
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="banks", verbose_name=_("room"))
+    code = models.CharField(_("code"), max_length=32)
+    name = models.CharField(_("name"), max_length=120, blank=True)
+
+    class Meta:
+        ordering = ["room__venue__code", "room__number", "code"]
+        constraints = [models.UniqueConstraint(fields=["room", "code"], name="bank_unique_code")]
+        verbose_name = _("bank")
+        verbose_name_plural = _("banks")
+
+    def __str__(self) -> str:
+        return f"{self.room} / {self.code}"
+
+
+class SignageScreen(models.Model):
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="screens", verbose_name=_("venue")
+    )
+    room = models.ForeignKey(
+        Room, on_delete=models.PROTECT, related_name="screens", null=True, blank=True, verbose_name=_("room")
+    )
+    slug = models.SlugField(_("slug"), max_length=40, unique=True)
+    name = models.CharField(_("name"), max_length=120, blank=True)
+    progressives = models.ManyToManyField(
+        "jackpots.Progressive", related_name="screens", blank=True, verbose_name=_("progressives shown")
+    )
+    token_digest = models.CharField(
+        _("token digest"), max_length=64, blank=True, db_index=True, editable=False
+    )
+    token_prefix = models.CharField(_("token prefix"), max_length=24, blank=True, editable=False)
+    token_issued_at = models.DateTimeField(_("token issued at"), null=True, blank=True, editable=False)
+    token_last_used_at = models.DateTimeField(_("token last used at"), null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["slug"]
+        verbose_name = _("signage screen")
+        verbose_name_plural = _("signage screens")
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class StaffProfile(models.Model):
+    """Per-person preferences of floor staff. The admin speaks the person's language."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="staff_profile",
+        verbose_name=_("user"),
+    )
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, default="it")
+
+    class Meta:
+        verbose_name = _("staff profile")
+        verbose_name_plural = _("staff profiles")
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.language})"

@@ -1,0 +1,152 @@
+"""Slot machines, their credentials and the raw events they post."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class SlotMachine(models.Model):
+    class Status(models.TextChoices):
+        IN_SERVICE = "in_service", _("In service")
+        OFFLINE = "offline", _("Offline")
+        OUT_OF_SERVICE = "out_of_service", _("Out of service")
+
+    asset_number = models.CharField(_("asset number"), max_length=16, unique=True, help_text="NOG-0101")
+    serial = models.CharField(_("serial number"), max_length=64, blank=True)
+    manufacturer = models.CharField(_("manufacturer"), max_length=64)
+    game_title = models.CharField(_("game title"), max_length=120)
+    denomination_cents = models.PositiveIntegerField(_("denomination (cents)"))
+    min_bet_cents = models.PositiveIntegerField(_("minimum bet (cents)"))
+    max_bet_cents = models.PositiveIntegerField(_("maximum bet (cents)"))
+    stations = models.PositiveSmallIntegerField(_("stations"), default=1)
+    room = models.ForeignKey(
+        "floor.Room", on_delete=models.PROTECT, related_name="machines", verbose_name=_("room")
+    )
+    bank = models.ForeignKey(
+        "floor.Bank",
+        on_delete=models.PROTECT,
+        related_name="machines",
+        null=True,
+        blank=True,
+        verbose_name=_("bank"),
+    )
+    pos_x = models.PositiveSmallIntegerField(_("floor column"), default=0)
+    pos_y = models.PositiveSmallIntegerField(_("floor row"), default=0)
+    status = models.CharField(_("status"), max_length=16, choices=Status.choices, default=Status.IN_SERVICE)
+    # SAS meters are BCD with this many digits; a meter wraps to zero at 10**meter_digits.
+    meter_digits = models.PositiveSmallIntegerField(_("meter digits"), default=10)
+    # Live condition reported by status events.
+    door_open = models.BooleanField(_("door open"), default=False)
+    tilted = models.BooleanField(_("tilt"), default=False)
+    handpay_locked = models.BooleanField(_("handpay lockup"), default=False)
+    powered = models.BooleanField(_("power on"), default=True)
+    last_seen = models.DateTimeField(_("last seen"), null=True, blank=True)
+    last_game_at = models.DateTimeField(_("last game at"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["asset_number"]
+        verbose_name = _("slot machine")
+        verbose_name_plural = _("slot machines")
+        indexes = [models.Index(fields=["status", "last_seen"], name="machine_status_seen")]
+
+    def __str__(self) -> str:
+        return f"{self.asset_number} {self.game_title}"
+
+    @property
+    def venue(self):
+        return self.room.venue
+
+
+class Credential(models.Model):
+    """A key, stored as its SHA-256 digest: the key itself is shown once, when issued."""
+
+    digest = models.CharField(_("digest"), max_length=64, unique=True, editable=False)
+    prefix = models.CharField(_("prefix"), max_length=24, editable=False)
+    created_at = models.DateTimeField(_("issued at"), auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("issued by"),
+    )
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+class MachineKey(Credential):
+    machine = models.ForeignKey(
+        SlotMachine, on_delete=models.CASCADE, related_name="keys", verbose_name=_("machine")
+    )
+
+    class Meta:
+        verbose_name = _("machine key")
+        verbose_name_plural = _("machine keys")
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.machine.asset_number})"
+
+
+class GatewayKey(Credential):
+    venue = models.ForeignKey(
+        "floor.Venue", on_delete=models.CASCADE, related_name="gateway_keys", verbose_name=_("venue")
+    )
+
+    class Meta:
+        verbose_name = _("gateway key")
+        verbose_name_plural = _("gateway keys")
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… (gateway {self.venue.code})"
+
+
+class MachineEvent(models.Model):
+    """One raw event as posted, unique on (machine, seq): the source of truth for everything after it."""
+
+    class Type(models.IntegerChoices):
+        GAME = 1, "game"
+        METERS = 2, "meters"
+        JACKPOT = 3, "jackpot"
+        STATUS = 4, "status"
+
+    machine = models.ForeignKey(SlotMachine, on_delete=models.PROTECT, related_name="events")
+    seq = models.BigIntegerField()
+    type = models.PositiveSmallIntegerField(choices=Type.choices)
+    at = models.DateTimeField(help_text="When the machine says it happened.")
+    received_at = models.DateTimeField()
+    # SHA-1 of the canonical JSON: a retry with the same content is a duplicate, other content a conflict.
+    digest = models.CharField(max_length=40)
+    payload = models.JSONField(help_text="The fields beyond machine/seq/type/at, as posted.")
+    # Game events, denormalised for the engine and the reports.
+    wager_cents = models.BigIntegerField(null=True)
+    win_cents = models.BigIntegerField(null=True)
+    bank_id = models.BigIntegerField(null=True)
+    denomination_cents = models.IntegerField(null=True)
+    is_max_bet = models.BooleanField(null=True)
+    # Jackpot events.
+    level_id = models.BigIntegerField(null=True)
+    amount_cents = models.BigIntegerField(null=True)
+    # Game and jackpot events wait for the engine; it clears this in the transaction that applies them.
+    pending = models.BooleanField(default=False)
+    applied_at = models.DateTimeField(null=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="event_unique_machine_seq")]
+        indexes = [
+            models.Index(fields=["id"], condition=models.Q(pending=True), name="event_pending"),
+            models.Index(fields=["machine", "at"], name="event_machine_at"),
+            models.Index(fields=["at"], name="event_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.machine_id}#{self.seq} {self.get_type_display()}"

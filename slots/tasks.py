@@ -1,0 +1,11 @@
+"""Celery tasks of the slots app: thin, ids in, one service call."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task
+def machines_mark_offline_task() -> int:
+    """Beat: machines silent past MACHINE_OFFLINE_AFTER_SECONDS go offline (filled in by the events work)."""
+    return 0
