@@ -9,4 +9,4 @@ os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("SESSION_COOKIE_SECURE", "0")
 os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
 
-from config.settings import *  # noqa: E402, F403
+from config.settings import *  # noqa: F403
