@@ -1,0 +1,1 @@
+"""Table-game progressives: Caribbean Stud and Casino Hold'em (Jumbo 7) on the progressive engine."""
