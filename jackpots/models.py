@@ -280,3 +280,17 @@ class LevelChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.level_id} {self.state} #{self.pk}"
+
+
+# The table games' models live in their own module; importing them here makes them the jackpots app's.
+from jackpots.tables.models import (  # noqa: E402, F401
+    ExchangeRate,
+    PayLine,
+    PayTable,
+    PayTableChange,
+    PrizeShare,
+    Table,
+    TableKey,
+    TableRound,
+    TableSeat,
+)

@@ -1,0 +1,278 @@
+"""Tables, their keys, pay tables (with their change log), exchange rates and recorded rounds.
+
+Imported by ``jackpots.models`` so that they belong to the jackpots app and its migrations.
+Money: bets and prizes in integer cents of the currency named next to them; pool amounts in millicents of
+the progressive's currency; rates exact Decimals.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from jackpots.tables.rules import Game, Hand
+from slots.models import Credential
+
+
+class ExchangeRate(models.Model):
+    """``1 base = rate quote`` from ``valid_from`` on. Rows are appended, never edited: a round records
+    the row and rate it used, so every conversion can be traced."""
+
+    base = models.CharField(_("base currency"), max_length=3)
+    quote = models.CharField(_("quote currency"), max_length=3)
+    rate = models.DecimalField(_("rate"), max_digits=18, decimal_places=8)
+    valid_from = models.DateTimeField(_("valid from"))
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    source = models.CharField(_("source"), max_length=120, blank=True)
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["base", "quote", "-valid_from", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(rate__gt=0), name="exchange_rate_positive"),
+        ]
+        indexes = [models.Index(fields=["base", "quote", "valid_from"], name="exchange_rate_lookup")]
+        verbose_name = _("exchange rate")
+        verbose_name_plural = _("exchange rates")
+
+    def __str__(self) -> str:
+        return f"1 {self.base} = {self.rate} {self.quote} from {self.valid_from:%Y-%m-%d %H:%M}"
+
+
+class PayTable(models.Model):
+    """The pay table of one table progressive; its lines are data, edited with staging and audit."""
+
+    progressive = models.OneToOneField(
+        "jackpots.Progressive",
+        on_delete=models.PROTECT,
+        related_name="pay_table",
+        verbose_name=_("progressive"),
+    )
+    level = models.ForeignKey(
+        "jackpots.Level", on_delete=models.PROTECT, related_name="+", verbose_name=_("jackpot level")
+    )
+    game = models.CharField(_("game"), max_length=16, choices=Game.choices)
+    share_window_seconds = models.PositiveIntegerField(
+        _("simultaneous wins window (s)"),
+        default=60,
+        help_text=_(
+            "Percentage prizes of the same hand in rounds this close to the first winning round are one "
+            "prize, divided between the winners (the linked tables stop while a big hand is declared)."
+        ),
+    )
+
+    class Meta:
+        app_label = "jackpots"
+        verbose_name = _("pay table")
+        verbose_name_plural = _("pay tables")
+
+    def __str__(self) -> str:
+        return f"{self.progressive} ({self.get_game_display()})"
+
+
+class PayLine(models.Model):
+    """One line: a hand paid either a percentage of the progressive or a fixed amount (cents of the
+    progressive's currency, paid by the house, converted to the venue's currency when paid)."""
+
+    class Kind(models.TextChoices):
+        PERCENT = "percent", _("Percentage of the progressive")
+        FIXED = "fixed", _("Fixed amount")
+
+    pay_table = models.ForeignKey(PayTable, on_delete=models.CASCADE, related_name="lines")
+    hand = models.CharField(_("hand"), max_length=20, choices=Hand.choices)
+    kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
+    percent = models.DecimalField(_("percent"), max_digits=7, decimal_places=4, null=True, blank=True)
+    fixed_cents = models.PositiveBigIntegerField(_("fixed amount (cents)"), null=True, blank=True)
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["pay_table", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["pay_table", "hand"], name="pay_line_unique_hand"),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(kind="percent", percent__gt=0, percent__lte=100, fixed_cents__isnull=True)
+                    | models.Q(kind="fixed", percent__isnull=True, fixed_cents__gt=0)
+                ),
+                name="pay_line_percent_or_fixed",
+            ),
+        ]
+        verbose_name = _("pay table line")
+        verbose_name_plural = _("pay table lines")
+
+    def __str__(self) -> str:
+        value = f"{self.percent}%" if self.kind == self.Kind.PERCENT else f"{self.fixed_cents} cents"
+        return f"{self.get_hand_display()}: {value}"
+
+
+class PayTableChange(models.Model):
+    """The pay table's change log, kept like the levels' (NJ 13:69E-1.39C): who, when, old, new, why.
+
+    A change to a live progressive is staged and takes effect with the first round after the level's
+    next reset (NY 5321.18); while the level is stopped it takes effect at once. Rows are appended; the
+    only later write stamps when a staged change took effect."""
+
+    class State(models.TextChoices):
+        STAGED = "staged", _("Staged until the next reset")
+        APPLIED = "applied", _("Applied")
+
+    pay_table = models.ForeignKey(PayTable, on_delete=models.PROTECT, related_name="changes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    at = models.DateTimeField(_("requested at"))
+    old = models.JSONField(_("old lines"))
+    new = models.JSONField(_("new lines"))
+    reason = models.TextField(_("reason"))
+    state = models.CharField(_("state"), max_length=8, choices=State.choices)
+    requested_cycle = models.PositiveIntegerField(_("level cycle when requested"))
+    applied_at = models.DateTimeField(_("applied at"), null=True, blank=True)
+    applied_cycle = models.PositiveIntegerField(_("first cycle with the change"), null=True, blank=True)
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["id"]
+        verbose_name = _("pay table change")
+        verbose_name_plural = _("pay table changes")
+
+    def __str__(self) -> str:
+        return f"{self.pay_table_id} {self.state} #{self.pk}"
+
+
+class Table(models.Model):
+    venue = models.ForeignKey("floor.Venue", on_delete=models.PROTECT, related_name="tables")
+    room = models.ForeignKey(
+        "floor.Room", on_delete=models.PROTECT, related_name="tables", null=True, blank=True
+    )
+    code = models.CharField(_("code"), max_length=24, unique=True, help_text="NOG-CSP-1")
+    game = models.CharField(_("game"), max_length=16, choices=Game.choices)
+    progressive = models.ForeignKey("jackpots.Progressive", on_delete=models.PROTECT, related_name="tables")
+    jackpot_bet_cents = models.PositiveIntegerField(
+        _("jackpot bet (cents)"),
+        null=True,
+        blank=True,
+        help_text=_("Caribbean Stud: the fixed price of the jackpot chip, in the venue's currency."),
+    )
+    min_jackpot_bet_cents = models.PositiveIntegerField(_("minimum jackpot bet (cents)"), default=1)
+    max_jackpot_bet_cents = models.PositiveIntegerField(_("maximum jackpot bet (cents)"), default=100_000)
+    seats = models.PositiveSmallIntegerField(_("seats"), default=7)
+    active = models.BooleanField(_("active"), default=True)
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["code"]
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.get_game_display()})"
+
+
+class TableKey(Credential):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="keys", verbose_name=_("table"))
+
+    class Meta:
+        app_label = "jackpots"
+        verbose_name = _("table key")
+        verbose_name_plural = _("table keys")
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.table.code})"
+
+
+class PrizeShare(models.Model):
+    """One percentage prize taken from the level (one engine Hit), divided between the seats that won it
+    in the same round or in rounds within the pay table's window, on the amount standing before the first
+    was paid."""
+
+    level = models.ForeignKey("jackpots.Level", on_delete=models.PROTECT, related_name="+")
+    hand = models.CharField(_("hand"), max_length=20, choices=Hand.choices)
+    hit = models.OneToOneField("jackpots.Hit", on_delete=models.PROTECT, related_name="prize_share")
+    opened_at = models.DateTimeField(_("first winning round at"))
+    closes_at = models.DateTimeField(_("later rounds join until"))
+    percent = models.DecimalField(max_digits=7, decimal_places=4)
+    base_mc = models.BigIntegerField(_("amount standing before the first was paid (millicents)"))
+    prize_cents = models.BigIntegerField(_("prize (cents of the progressive's currency)"))
+    voided = models.BooleanField(default=False)
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["-opened_at", "-id"]
+        verbose_name = _("shared prize")
+        verbose_name_plural = _("shared prizes")
+
+    def __str__(self) -> str:
+        return f"{self.get_hand_display()} {self.prize_cents} cents"
+
+
+class TableRound(models.Model):
+    class State(models.TextChoices):
+        RECORDED = "recorded", _("Recorded")
+        VOIDED = "voided", _("Voided")
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    round_id = models.CharField(_("round"), max_length=64)
+    at = models.DateTimeField(_("played at"))
+    received_at = models.DateTimeField(_("received at"))
+    digest = models.CharField(max_length=64, help_text=_("SHA-256 of the request: a retry must match it."))
+    state = models.CharField(max_length=8, choices=State.choices, default=State.RECORDED)
+    level = models.ForeignKey("jackpots.Level", on_delete=models.PROTECT, related_name="+")
+    cycle = models.PositiveIntegerField(_("level cycle"))
+    community = models.JSONField(default=list, blank=True)
+    dealer = models.JSONField(default=list, blank=True)
+    currency = models.CharField(_("venue currency"), max_length=3)
+    pool_currency = models.CharField(_("progressive currency"), max_length=3)
+    exchange_rate = models.ForeignKey(ExchangeRate, on_delete=models.PROTECT, null=True, blank=True)
+    rate = models.DecimalField(
+        _("rate used (venue currency per progressive unit)"), max_digits=18, decimal_places=8, default=1
+    )
+    bets_cents = models.BigIntegerField(_("jackpot bets (venue cents)"), default=0)
+    wagered_pool_cents = models.BigIntegerField(_("jackpot bets (progressive cents)"), default=0)
+    added_mc = models.BigIntegerField(_("added to the amount and overflow (millicents)"), default=0)
+    reserved_mc = models.BigIntegerField(_("added to the reserve (millicents)"), default=0)
+    response = models.JSONField(_("first answer"), default=dict)
+    voided_at = models.DateTimeField(null=True, blank=True)
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    void_reason = models.TextField(blank=True)
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["-at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["table", "round_id"], name="table_round_unique")]
+        verbose_name = _("table round")
+        verbose_name_plural = _("table rounds")
+
+    def __str__(self) -> str:
+        return self.round_id
+
+
+class TableSeat(models.Model):
+    round = models.ForeignKey(TableRound, on_delete=models.CASCADE, related_name="seat_rows")
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    cards = models.JSONField()
+    changed_card = models.BooleanField(default=False)
+    hand = models.CharField(_("hand"), max_length=20, choices=Hand.choices)
+    jackpot_bet_cents = models.PositiveBigIntegerField(_("jackpot bet (venue cents)"), default=0)
+    bet_pool_cents = models.PositiveBigIntegerField(_("jackpot bet (progressive cents)"), default=0)
+    contribution_mc = models.BigIntegerField(_("contribution (millicents)"), default=0)
+    share = models.ForeignKey(
+        PrizeShare, on_delete=models.PROTECT, null=True, blank=True, related_name="seats"
+    )
+    share_weight = models.PositiveBigIntegerField(default=0)
+    share_cents = models.BigIntegerField(_("share of the progressive (progressive cents)"), default=0)
+    fixed_cents = models.BigIntegerField(_("fixed prize (progressive cents)"), default=0)
+    award_cents = models.BigIntegerField(_("award (venue cents)"), default=0)
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["round", "seat"]
+        constraints = [models.UniqueConstraint(fields=["round", "seat"], name="table_seat_unique")]
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+
+    def __str__(self) -> str:
+        return f"{self.round} seat {self.seat}"

@@ -1,0 +1,153 @@
+"""A posted round, checked before anything is written: the cards, the seats and the jackpot bets.
+
+Every problem raises ``RoundError`` with the API's stable code and a sentence; the round service only
+starts writing once this has passed, so a bad round changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+
+import orjson
+from django.utils.dateparse import parse_datetime
+
+from jackpots.tables.cards import CardError, cards_check_distinct, cards_parse
+from jackpots.tables.rules import CARDS_PER_SEAT, COMMUNITY_CARDS, Game
+
+ROUND_ID_MAX = 64
+
+
+class RoundError(Exception):
+    """``status`` is the HTTP status the API answers with."""
+
+    def __init__(self, code: str, detail: str, status: int = 400) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInput:
+    seat: int
+    jackpot_bet_cents: int
+    cards: tuple[int, ...]
+    codes: tuple[str, ...]
+    changed_card: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundInput:
+    round_id: str
+    at: datetime
+    community: tuple[int, ...]
+    community_codes: tuple[str, ...]
+    dealer_codes: tuple[str, ...]
+    seats: tuple[SeatInput, ...]
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class BetRule:
+    """What a table accepts as a jackpot bet: Caribbean Stud a fixed price, Jumbo 7 a range."""
+
+    game: str
+    fixed_cents: int | None
+    min_cents: int
+    max_cents: int
+    seats: int
+
+
+def _integer(value: object, field: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise RoundError("invalid_round", f"{field} must be an integer of at least {minimum}.")
+    return value
+
+
+def _bet_check(rule: BetRule, bet: int, where: str) -> None:
+    if bet == 0:
+        return
+    if rule.fixed_cents is not None and bet != rule.fixed_cents:
+        raise RoundError(
+            "bad_jackpot_bet",
+            f"{where}: the jackpot bet at this table is {rule.fixed_cents} cents or 0, not {bet}.",
+        )
+    if rule.fixed_cents is None and not rule.min_cents <= bet <= rule.max_cents:
+        raise RoundError(
+            "bad_jackpot_bet",
+            f"{where}: a jackpot bet is 0 or {rule.min_cents} to {rule.max_cents} cents, not {bet}.",
+        )
+
+
+def request_digest(data: dict) -> str:
+    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def round_parse(data: object, rule: BetRule, *, round_id: str | None = None) -> RoundInput:
+    """Checks a posted round against the table's game and bet rule."""
+    if not isinstance(data, dict):
+        raise RoundError("invalid_round", "The body must be a JSON object.")
+    rid = data.get("round") if round_id is None else round_id
+    if not isinstance(rid, str) or not rid.strip() or len(rid) > ROUND_ID_MAX:
+        raise RoundError(
+            "invalid_round", f"round must be a non-empty string of at most {ROUND_ID_MAX} characters."
+        )
+    at_raw = data.get("at")
+    at = parse_datetime(at_raw) if isinstance(at_raw, str) else None
+    if at is None or at.tzinfo is None:
+        raise RoundError("invalid_round", "at must be an ISO 8601 date and time with a time zone.")
+    seats_raw = data.get("seats")
+    if not isinstance(seats_raw, list) or not seats_raw:
+        raise RoundError("invalid_round", "seats must be a non-empty list.")
+    if len(seats_raw) > rule.seats:
+        raise RoundError("invalid_round", f"This table has {rule.seats} seats; {len(seats_raw)} were posted.")
+    game = Game(rule.game)
+    try:
+        community_codes = data.get("community", [])
+        community = cards_parse(community_codes, count=COMMUNITY_CARDS[game], where="community")
+        dealer_codes = data.get("dealer", [])
+        dealer = cards_parse(dealer_codes, count=len(dealer_codes), where="dealer") if dealer_codes else ()
+        if dealer and len(dealer) != CARDS_PER_SEAT[game]:
+            raise CardError(
+                "wrong_card_count", f"dealer: expected {CARDS_PER_SEAT[game]} cards, got {len(dealer)}."
+            )
+        seats: list[SeatInput] = []
+        hands: list[tuple[str, tuple[int, ...]]] = [("community", community), ("dealer", dealer)]
+        seen: set[int] = set()
+        for index, raw in enumerate(seats_raw):
+            if not isinstance(raw, dict):
+                raise RoundError("invalid_round", f"seats[{index}] must be an object.")
+            number = _integer(raw.get("seat"), f"seats[{index}].seat", minimum=1)
+            if number > rule.seats:
+                raise RoundError("invalid_round", f"seat {number}: this table's seats are 1 to {rule.seats}.")
+            if number in seen:
+                raise RoundError("duplicate_seat", f"seat {number} is posted twice.")
+            seen.add(number)
+            where = f"seat {number}"
+            bet = _integer(raw.get("jackpot_bet", 0), f"{where}: jackpot_bet")
+            _bet_check(rule, bet, where)
+            changed = raw.get("changed_card", False)
+            if not isinstance(changed, bool):
+                raise RoundError("invalid_round", f"{where}: changed_card must be true or false.")
+            if changed and game != Game.CARIBBEAN_STUD:
+                raise RoundError(
+                    "invalid_round", f"{where}: only Caribbean Stud lets a player change a card."
+                )
+            codes = raw.get("cards")
+            cards = cards_parse(codes, count=CARDS_PER_SEAT[game], where=where)
+            hands.append((where, cards))
+            seats.append(SeatInput(number, bet, cards, tuple(codes), changed))
+        cards_check_distinct(hands)
+    except CardError as error:
+        raise RoundError(error.code, error.detail) from None
+    return RoundInput(
+        round_id=rid,
+        at=at,
+        community=community,
+        community_codes=tuple(community_codes),
+        dealer_codes=tuple(dealer_codes),
+        seats=tuple(sorted(seats, key=lambda s: s.seat)),
+        digest=request_digest(data),
+    )

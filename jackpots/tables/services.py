@@ -1,0 +1,376 @@
+"""Recording and voiding table rounds on the progressive engine.
+
+A round is one transaction under the level's row lock: the jackpot bets feed the level with the engine's
+carry rule (``core.contribute``), percentage prizes are engine awards (``award_record_locked``: one Hit
+for each prize taken from the level), fixed prizes are paid by the house and leave the level alone. A
+void calls the engine's ``hit_void`` for the prizes it took and writes a compensating ledger row for
+the bets, so ``jackpots_audit`` stays clean.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from jackpots import publish
+from jackpots.models import Hit, HitKind, LedgerEntry, Level
+from jackpots.services import core
+from jackpots.services.errors import EngineError
+from jackpots.services.hits import award_record_locked, hit_void
+from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
+from jackpots.tables.models import PayLine, PrizeShare, Table, TableRound, TableSeat
+from jackpots.tables.paytables import pay_table_staged_apply
+from jackpots.tables.round_input import BetRule, RoundError, RoundInput, round_parse
+from jackpots.tables.rules import HAND_ORDER, Game, convert_cents, hand_of, split_by_weight
+from jackpots.tables.selectors import cents_text, pay_lines, rate_find
+
+
+def table_bet_rule(table: Table) -> BetRule:
+    return BetRule(
+        game=table.game,
+        fixed_cents=table.jackpot_bet_cents if table.game == Game.CARIBBEAN_STUD else None,
+        min_cents=table.min_jackpot_bet_cents,
+        max_cents=table.max_jackpot_bet_cents,
+        seats=table.seats,
+    )
+
+
+def _reference(table: Table, round_id: str) -> str:
+    return f"table {table.code} round {round_id}"[:80]
+
+
+def _pool_cents(bet_cents: int, rate: Decimal) -> int:
+    """A bet in the venue's currency as cents of the progressive's (rounded down)."""
+    return convert_cents(bet_cents, Decimal(1) / rate) if rate != 1 else bet_cents
+
+
+def _shares_resplit(share: PrizeShare, rate_of: dict[int, Decimal]) -> None:
+    """Divides the prize again between the share's seats (in the order they were recorded)."""
+    seats = list(
+        share.seats.filter(round__state=TableRound.State.RECORDED).select_related("round").order_by("id")
+    )
+    if not seats:
+        return
+    parts = split_by_weight(share.prize_cents, [seat.share_weight for seat in seats])
+    for seat, part in zip(seats, parts, strict=True):
+        seat.share_cents = part
+        rate = rate_of.get(seat.round_id, seat.round.rate)
+        seat.award_cents = convert_cents(part + seat.fixed_cents, Decimal(rate))
+        seat.save(update_fields=["share_cents", "award_cents"])
+
+
+def _open_share(level: Level, hand: str, at: datetime) -> PrizeShare | None:
+    return (
+        PrizeShare.objects.filter(
+            level=level,
+            hand=hand,
+            voided=False,
+            opened_at__lte=at,
+            closes_at__gte=at,
+            hit__state__in=[Hit.State.HIT, Hit.State.VERIFIED],
+        )
+        .order_by("-opened_at", "-id")
+        .first()
+    )
+
+
+def _seat_answer(seat: TableSeat, currency: str, pool_currency: str, shared: bool) -> dict:
+    pool_award = seat.share_cents + seat.fixed_cents
+    contribution_cents = seat.contribution_mc // core.MC_PER_CENT
+    return {
+        "seat": seat.seat,
+        "hand": seat.hand,
+        "jackpot_bet": seat.jackpot_bet_cents,
+        "eligible": seat.jackpot_bet_cents > 0 and not seat.changed_card,
+        "contribution": {
+            "amount": contribution_cents,
+            "amount_mc": seat.contribution_mc,
+            "amount_eur": cents_text(contribution_cents) if pool_currency == "EUR" else None,
+            "currency": pool_currency,
+        },
+        "award": {
+            "amount": seat.award_cents,
+            "currency": currency,
+            "amount_eur": cents_text(pool_award) if pool_currency == "EUR" else None,
+            "pool_amount": pool_award,
+            "share": seat.share_cents,
+            "fixed": seat.fixed_cents,
+            "shared": shared,
+        },
+    }
+
+
+def round_answer(round_: TableRound) -> dict:
+    seats = list(round_.seat_rows.order_by("seat"))
+    return {
+        "round": round_.round_id,
+        "table": round_.table.code,
+        "state": round_.state,
+        "currency": round_.currency,
+        "pool_currency": round_.pool_currency,
+        "rate": str(round_.rate),
+        "exchange_rate": round_.exchange_rate_id,
+        "seats": [
+            _seat_answer(seat, round_.currency, round_.pool_currency, seat.share_id is not None)
+            for seat in seats
+        ],
+    }
+
+
+def round_record(table: Table, data: object, *, received_at: datetime | None = None) -> tuple[dict, bool]:
+    """Records a posted round; returns the answer and whether it was created (False: a retry)."""
+    parsed = round_parse(data, table_bet_rule(table))
+    if not table.active:
+        raise RoundError("table_inactive", f"Table {table.code} is not active.", status=409)
+    pay_table = table.progressive.pay_table
+    try:
+        with transaction.atomic():
+            level = levels_lock([pay_table.level_id])[pay_table.level_id]
+            existing = TableRound.objects.filter(table=table, round_id=parsed.round_id).first()
+            if existing is not None:
+                if existing.digest != parsed.digest:
+                    raise RoundError(
+                        "round_conflict",
+                        f"Round {parsed.round_id} was already recorded with different content.",
+                        status=409,
+                    )
+                return existing.response, False
+            answer = _round_write(table, pay_table, level, parsed, received_at or timezone.now())
+    except IntegrityError:
+        # A concurrent post of the same round won the race (only possible if it locked another level).
+        existing = TableRound.objects.get(table=table, round_id=parsed.round_id)
+        return existing.response, False
+    return answer, True
+
+
+def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, received_at: datetime) -> dict:
+    pay_table_staged_apply(pay_table, level)
+    rate = rate_find(table.progressive.currency, table.venue.currency, parsed.at)
+    params = level_params(level)
+    state = level_state(level)
+    round_ = TableRound.objects.create(
+        table=table,
+        round_id=parsed.round_id,
+        at=parsed.at,
+        received_at=received_at,
+        digest=parsed.digest,
+        level=level,
+        cycle=state.cycle,
+        community=list(parsed.community_codes),
+        dealer=list(parsed.dealer_codes),
+        currency=table.venue.currency,
+        pool_currency=table.progressive.currency,
+        exchange_rate=rate.row,
+        rate=rate.rate,
+    )
+    # The bets feed the level first: chips are down before the cards are dealt.
+    total = core.Movement()
+    seats: list[TableSeat] = []
+    for seat in parsed.seats:
+        bet_pool = _pool_cents(seat.jackpot_bet_cents, rate.rate)
+        state, moved = core.contribute(params, state, bet_pool)
+        total = _movement_add(total, moved)
+        seats.append(
+            TableSeat(
+                round=round_,
+                seat=seat.seat,
+                cards=list(seat.codes),
+                changed_card=seat.changed_card,
+                hand=hand_of(table.game, seat.cards, parsed.community),
+                jackpot_bet_cents=seat.jackpot_bet_cents,
+                bet_pool_cents=bet_pool,
+                contribution_mc=moved.contributed_mc,
+            )
+        )
+    TableSeat.objects.bulk_create(seats)
+    seats = list(round_.seat_rows.order_by("seat"))
+    entries: list[LedgerEntry] = []
+    reference = _reference(table, parsed.round_id)
+    if total.wagered_cents:
+        entries.append(
+            ledger_entry(
+                level, LedgerEntry.Kind.CONTRIBUTION, total, state, parsed.at, params, reference=reference
+            )
+        )
+    round_.bets_cents = sum(s.jackpot_bet_cents for s in seats)
+    round_.wagered_pool_cents = total.wagered_cents
+    round_.added_mc = total.current_delta_mc + total.overflow_delta_mc
+    round_.reserved_mc = total.reserve_delta_mc
+    # Jackpot hands pay whatever the dealer holds (the dealer's qualifying plays no part here).
+    lines = pay_lines(pay_table)
+    playing = [s for s in seats if s.jackpot_bet_cents > 0 and not s.changed_card]
+    touched: list[PrizeShare] = []
+    for hand in HAND_ORDER:
+        line = lines.get(hand)
+        if line is None or line.kind != PayLine.Kind.PERCENT:
+            continue
+        holders = [s for s in playing if s.hand == hand]
+        if not holders:
+            continue
+        if table.game == Game.CASINO_HOLDEM:
+            # Jumbo 7: the progressive is divided among every seat that bet in the round, by its bet.
+            winners, weights = playing, [s.bet_pool_cents for s in playing]
+        else:
+            winners, weights = holders, [1] * len(holders)
+        share = _open_share(level, hand, parsed.at)
+        if share is None:
+            mode = core.AwardMode.WHOLE if line.percent == 100 else core.AwardMode.SHARE
+            recorded = award_record_locked(
+                level,
+                state,
+                at=parsed.at,
+                kind=HitKind.TABLE,
+                mode=mode,
+                value=line.percent / 100,
+                reference=reference,
+            )
+            state = recorded.state
+            entries.extend(recorded.entries)
+            share = PrizeShare.objects.create(
+                level=level,
+                hand=hand,
+                hit=recorded.hits[0],
+                opened_at=parsed.at,
+                closes_at=parsed.at + timedelta(seconds=pay_table.share_window_seconds),
+                percent=line.percent,
+                base_mc=recorded.award.locked_mc,
+                prize_cents=recorded.award.paid_cents,
+            )
+        for seat, weight in zip(winners, weights, strict=True):
+            seat.share, seat.share_weight = share, weight
+            seat.save(update_fields=["share", "share_weight"])
+        touched.append(share)
+    for seat in playing:
+        line = lines.get(seat.hand)
+        if line is not None and line.kind == PayLine.Kind.FIXED:
+            seat.fixed_cents = line.fixed_cents
+        seat.award_cents = convert_cents(seat.fixed_cents, rate.rate)
+        seat.save(update_fields=["fixed_cents", "award_cents"])
+    for share in touched:
+        _shares_resplit(share, {round_.id: rate.rate})
+    level_state_save(level, state)
+    LedgerEntry.objects.bulk_create(entries)
+    round_.response = round_answer(round_)
+    round_.save()
+    level_ids = [level.id]
+    transaction.on_commit(lambda: publish.levels_changed(level_ids))
+    return round_.response
+
+
+def _movement_add(a: core.Movement, b: core.Movement) -> core.Movement:
+    return core.Movement(
+        **{
+            f.name: (getattr(a, f.name) or getattr(b, f.name))
+            if f.name == "carry_restart"
+            else getattr(a, f.name) + getattr(b, f.name)
+            for f in dataclasses.fields(core.Movement)
+        }
+    )
+
+
+def _contributions_reverse(
+    params: core.Params, state: core.State, round_: TableRound
+) -> tuple[core.State, core.Movement]:
+    """Takes the round's bets back out of the level.
+
+    In the round's own cycle the carry rule decides the amounts (afterwards, what was added since the
+    cycle started is again floor(wagered x rate)); once the level has reset, the round's recorded
+    amounts come out of the current cycle, overflow and reserve first, then the amount."""
+    wagered = round_.wagered_pool_cents
+    if state.cycle == round_.cycle and state.carry_wagered_cents >= wagered:
+        carry = state.carry_wagered_cents - wagered
+        added = state.carry_added_mc - core.share_mc(carry, params.rate)
+        reserved = state.carry_reserved_mc - core.share_mc(carry, params.reserve_rate)
+        carry_fields = {
+            "carry_wagered_cents": carry,
+            "carry_added_mc": state.carry_added_mc - added,
+            "carry_reserved_mc": state.carry_reserved_mc - reserved,
+        }
+    else:
+        added, reserved, carry_fields = round_.added_mc, round_.reserved_mc, {}
+    from_overflow = min(state.overflow_mc, added)
+    from_reserve = min(state.reserve_mc, reserved)
+    from_current = added - from_overflow + reserved - from_reserve
+    new = dataclasses.replace(
+        state,
+        current_mc=state.current_mc - from_current,
+        reserve_mc=state.reserve_mc - from_reserve,
+        overflow_mc=state.overflow_mc - from_overflow,
+        wagered_cents=state.wagered_cents - wagered,
+        seq=state.seq + 1,
+        **carry_fields,
+    )
+    return new, core.Movement(
+        current_delta_mc=-from_current,
+        reserve_delta_mc=-from_reserve,
+        overflow_delta_mc=-from_overflow,
+        contributed_mc=-(added + reserved),
+        wagered_cents=-wagered,
+    )
+
+
+def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
+    """Voids a round: its prizes (the engine's hit void, or a new division when other rounds share the
+    prize), its contributions (a compensating ledger row), and its bets are refunded. Voiding a voided
+    round answers the same again."""
+    reason = (reason or "").strip() or "Round declared void at the table."
+    pay_table = table.progressive.pay_table
+    with transaction.atomic():
+        level = levels_lock([pay_table.level_id])[pay_table.level_id]
+        round_ = TableRound.objects.select_for_update().filter(table=table, round_id=round_id).first()
+        if round_ is None:
+            raise RoundError("round_not_found", f"Table {table.code} has no round {round_id}.", status=404)
+        if round_.state == TableRound.State.VOIDED:
+            return _void_answer(round_)
+        now = timezone.now()
+        shares = list(
+            PrizeShare.objects.filter(seats__round=round_, voided=False).distinct().order_by("-hit__number")
+        )
+        round_.state = TableRound.State.VOIDED
+        round_.voided_at, round_.voided_by, round_.void_reason = now, user, reason
+        round_.save(update_fields=["state", "voided_at", "voided_by", "void_reason"])
+        for share in shares:
+            if share.seats.filter(round__state=TableRound.State.RECORDED).exists():
+                _shares_resplit(share, {})
+                continue
+            try:
+                hit_void(share.hit, user, f"{_reference(table, round_id)}: {reason}")
+            except EngineError as error:
+                raise RoundError(error.code, error.message, status=409) from None
+            share.voided = True
+            share.save(update_fields=["voided"])
+        level.refresh_from_db()
+        params, state = level_params(level), level_state(level)
+        if round_.wagered_pool_cents:
+            state, movement = _contributions_reverse(params, state, round_)
+            level_state_save(level, state)
+            ledger_entry(
+                level,
+                LedgerEntry.Kind.VOID,
+                movement,
+                state,
+                now,
+                params,
+                reference=_reference(table, round_id),
+            ).save()
+        level_ids = [level.id]
+        transaction.on_commit(lambda: publish.levels_changed(level_ids))
+        return _void_answer(round_)
+
+
+def _void_answer(round_: TableRound) -> dict:
+    return {
+        "round": round_.round_id,
+        "table": round_.table.code,
+        "state": round_.state,
+        "currency": round_.currency,
+        "refunds": [
+            {"seat": seat.seat, "jackpot_bet": seat.jackpot_bet_cents}
+            for seat in round_.seat_rows.order_by("seat")
+        ],
+        "reason": round_.void_reason,
+    }
