@@ -9,3 +9,6 @@ def progressives_seed() -> None:
 
 def tables_seed() -> None:
     """The Caribbean Stud and Casino Hold'em tables with their progressives and pay tables."""
+    from jackpots.tables.seed import tables_seed as seed
+
+    seed()

@@ -16,17 +16,25 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from floor.credentials import credential_issue
 from jackpots import publish
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
 from jackpots.services.errors import EngineError
 from jackpots.services.hits import award_record_locked, hit_void
 from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
-from jackpots.tables.models import PayLine, PrizeShare, Table, TableRound, TableSeat
+from jackpots.tables.models import PayLine, PrizeShare, Table, TableKey, TableRound, TableSeat
 from jackpots.tables.paytables import pay_table_staged_apply
 from jackpots.tables.round_input import BetRule, RoundError, RoundInput, round_parse
 from jackpots.tables.rules import HAND_ORDER, Game, convert_cents, hand_of, split_by_weight
 from jackpots.tables.selectors import cents_text, pay_lines, rate_find
+
+TABLE_KEY_KIND = "tbl"
+
+
+def table_key_issue(table: Table, *, created_by=None) -> tuple[TableKey, str]:
+    """A new key for a table's round poster; earlier keys stay valid until revoked (key rotation)."""
+    return credential_issue(TableKey, kind=TABLE_KEY_KIND, created_by=created_by, table=table)
 
 
 def table_bet_rule(table: Table) -> BetRule:
@@ -193,7 +201,13 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
     if total.wagered_cents:
         entries.append(
             ledger_entry(
-                level, LedgerEntry.Kind.CONTRIBUTION, total, state, parsed.at, params, reference=reference
+                level,
+                LedgerEntry.Kind.CONTRIBUTION,
+                total,
+                state,
+                at=parsed.at,
+                params=params,
+                reference=reference,
             )
         )
     round_.bets_cents = sum(s.jackpot_bet_cents for s in seats)
@@ -353,8 +367,8 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
                 LedgerEntry.Kind.VOID,
                 movement,
                 state,
-                now,
-                params,
+                at=now,
+                params=params,
                 reference=_reference(table, round_id),
             ).save()
         level_ids = [level.id]

@@ -1,0 +1,194 @@
+"""The table rounds API (API.md "Table rounds"): thin views over the round services."""
+
+from __future__ import annotations
+
+import orjson
+from django.http import HttpResponse
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from floor.credentials import credential_find
+from jackpots.tables.models import Table, TableKey
+from jackpots.tables.round_input import RoundError
+from jackpots.tables.selectors import table_display
+from jackpots.tables.services import round_record, round_void
+
+ErrorSerializer = inline_serializer(
+    "TableError", {"error": serializers.CharField(), "detail": serializers.CharField()}
+)
+CardsField = serializers.ListField(child=serializers.CharField(max_length=2))
+RoundRequest = inline_serializer(
+    "TableRoundRequest",
+    {
+        "round": serializers.CharField(max_length=64, help_text="Unique per table; a retry reuses it."),
+        "at": serializers.DateTimeField(),
+        "community": serializers.ListField(
+            child=serializers.CharField(max_length=2), required=False, help_text="Casino Hold'em: 5 cards."
+        ),
+        "dealer": serializers.ListField(
+            child=serializers.CharField(max_length=2),
+            required=False,
+            help_text="Optional, checked for duplicates; jackpot hands pay whatever the dealer holds.",
+        ),
+        "seats": inline_serializer(
+            "TableSeatRequest",
+            {
+                "seat": serializers.IntegerField(min_value=1),
+                "jackpot_bet": serializers.IntegerField(
+                    min_value=0, help_text="Cents of the venue's currency."
+                ),
+                "cards": serializers.ListField(child=serializers.CharField(max_length=2)),
+                "changed_card": serializers.BooleanField(required=False, default=False),
+            },
+            many=True,
+        ),
+    },
+)
+AmountSerializer = inline_serializer(
+    "TableAmount",
+    {
+        "amount": serializers.IntegerField(),
+        "amount_eur": serializers.CharField(allow_null=True),
+        "currency": serializers.CharField(),
+    },
+)
+RoundAnswer = inline_serializer(
+    "TableRoundAnswer",
+    {
+        "round": serializers.CharField(),
+        "table": serializers.CharField(),
+        "state": serializers.CharField(),
+        "currency": serializers.CharField(),
+        "pool_currency": serializers.CharField(),
+        "rate": serializers.CharField(),
+        "seats": inline_serializer(
+            "TableSeatAnswer",
+            {
+                "seat": serializers.IntegerField(),
+                "hand": serializers.CharField(),
+                "jackpot_bet": serializers.IntegerField(),
+                "eligible": serializers.BooleanField(),
+                "contribution": AmountSerializer,
+                "award": AmountSerializer,
+            },
+            many=True,
+        ),
+    },
+)
+
+
+def _json(status: int, content: dict) -> HttpResponse:
+    return HttpResponse(orjson.dumps(content), status=status, content_type="application/json")
+
+
+def _error(status: int, code: str, detail: str) -> HttpResponse:
+    return _json(status, {"error": code, "detail": detail})
+
+
+def _authorized_table(request: Request, code: str) -> Table | HttpResponse:
+    """The table named in the path, if the request carries one of its keys."""
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, key = header.partition(" ")
+    credential = credential_find(TableKey, key.strip()) if scheme.lower() == "bearer" else None
+    if credential is None:
+        return _error(401, "unauthorized", "A table key is required: Authorization: Bearer <key>.")
+    table = Table.objects.select_related("venue", "progressive__pay_table__level").filter(code=code).first()
+    if table is None:
+        return _error(404, "unknown_table", f"There is no table {code}.")
+    if credential.table_id != table.id:
+        return _error(403, "forbidden_table", f"This key belongs to another table, not {code}.")
+    return table
+
+
+class TableRoundsApi(APIView):
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    @extend_schema(
+        operation_id="table_rounds_create",
+        summary="Post a table round",
+        description=(
+            "The server evaluates every hand against the progressive's pay table. A retry of a round id "
+            "returns the first answer (200); a new round answers 201. Bad cards (unknown_card, "
+            "duplicate_card, wrong_card_count) and bad bets are refused with 400 and change nothing."
+        ),
+        request=RoundRequest,
+        responses={
+            200: RoundAnswer,
+            201: RoundAnswer,
+            400: OpenApiResponse(ErrorSerializer),
+            401: OpenApiResponse(ErrorSerializer),
+            403: OpenApiResponse(ErrorSerializer),
+            404: OpenApiResponse(ErrorSerializer),
+            409: OpenApiResponse(ErrorSerializer, description="round_conflict, no_exchange_rate."),
+        },
+    )
+    def post(self, request: Request, code: str) -> HttpResponse:
+        table = _authorized_table(request, code)
+        if isinstance(table, HttpResponse):
+            return table
+        try:
+            data = orjson.loads(request.body)
+        except orjson.JSONDecodeError:
+            return _error(400, "invalid_json", "The body is not valid JSON.")
+        try:
+            answer, created = round_record(table, data)
+        except RoundError as error:
+            return _error(error.status, error.code, error.detail)
+        return _json(201 if created else 200, answer)
+
+
+class TableRoundVoidApi(APIView):
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    @extend_schema(
+        operation_id="table_round_void",
+        summary="Void a table round",
+        description=(
+            "Refunds the round's jackpot bets, reverses its contributions and voids its awards with "
+            "compensating ledger entries. Voiding a voided round answers the same again."
+        ),
+        request=inline_serializer("TableVoidRequest", {"reason": serializers.CharField(required=False)}),
+        responses={200: OpenApiResponse(description="The refunds."), 404: OpenApiResponse(ErrorSerializer)},
+    )
+    def post(self, request: Request, code: str, round_id: str) -> HttpResponse:
+        table = _authorized_table(request, code)
+        if isinstance(table, HttpResponse):
+            return table
+        reason = ""
+        if request.body:
+            try:
+                body = orjson.loads(request.body)
+            except orjson.JSONDecodeError:
+                return _error(400, "invalid_json", "The body is not valid JSON.")
+            reason = body.get("reason", "") if isinstance(body, dict) else ""
+            if not isinstance(reason, str):
+                return _error(400, "invalid_reason", "reason must be a string.")
+        try:
+            answer = round_void(table, round_id, reason=reason)
+        except RoundError as error:
+            return _error(error.status, error.code, error.detail)
+        return _json(200, answer)
+
+
+class TableDisplayApi(APIView):
+    """What a table's jackpot display shows, in the venue's currency (public, like the jackpots)."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+
+    @extend_schema(operation_id="table_display", summary="A table's jackpot display", responses={200: dict})
+    def get(self, request: Request, code: str) -> HttpResponse:
+        table = (
+            Table.objects.select_related("venue", "progressive__pay_table__level").filter(code=code).first()
+        )
+        if table is None:
+            return _error(404, "unknown_table", f"There is no table {code}.")
+        try:
+            return _json(200, table_display(table, timezone.now()))
+        except RoundError as error:
+            return _error(error.status, error.code, error.detail)

@@ -1,0 +1,85 @@
+"""Helpers of the table games' tests: the seeded tables, their keys and round bodies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.test import Client
+
+from jackpots.models import LedgerEntry, Level
+from jackpots.tables.models import Table
+from jackpots.tables.seed import tables_seed
+from jackpots.tables.services import table_key_issue
+
+T0 = datetime(2026, 11, 21, 18, 0, tzinfo=UTC)
+
+
+def at(seconds: float = 0) -> str:
+    return (T0 + timedelta(seconds=seconds)).isoformat()
+
+
+def seat(number: int, cards: str, bet: int = 100, changed: bool = False) -> dict:
+    return {"seat": number, "jackpot_bet": bet, "cards": cards.split(), "changed_card": changed}
+
+
+def body(round_id: str, seats: list[dict], community: str = "", seconds: float = 0, **extra) -> dict:
+    return {"round": round_id, "at": at(seconds), "community": community.split(), "seats": seats, **extra}
+
+
+@dataclass
+class Tables:
+    client: Client
+    keys: dict[str, str]
+
+    def table(self, code: str) -> Table:
+        return Table.objects.select_related("progressive__pay_table__level").get(code=code)
+
+    def level(self, code: str) -> Level:
+        return Level.objects.get(pk=self.table(code).progressive.pay_table.level_id)
+
+    def post(self, code: str, data: dict, key: str | None = None):
+        return self.client.post(
+            f"/api/v1/tables/{code}/rounds",
+            data,
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {key or self.keys[code]}",
+        )
+
+    def void(self, code: str, round_id: str, reason: str = "shuffler jammed"):
+        return self.client.post(
+            f"/api/v1/tables/{code}/rounds/{round_id}/void",
+            {"reason": reason},
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {self.keys[code]}",
+        )
+
+
+def tables_ready() -> Tables:
+    tables_seed()
+    keys = {table.code: table_key_issue(table)[1] for table in Table.objects.all()}
+    return Tables(Client(), keys)
+
+
+def level_money(level: Level) -> dict[str, int]:
+    """The level's meters and what its ledger says they should be."""
+    level.refresh_from_db()
+    rows = LedgerEntry.objects.filter(level=level)
+    return {
+        "current": level.current_mc,
+        "reserve": level.reserve_mc,
+        "overflow": level.overflow_mc,
+        "ledger_current": sum(r.current_delta_mc for r in rows),
+        "ledger_reserve": sum(r.reserve_delta_mc for r in rows),
+        "ledger_overflow": sum(r.overflow_delta_mc for r in rows),
+        "in": sum(r.contributed_mc + r.seeded_mc for r in rows),
+        "out": sum(r.awarded_mc for r in rows),
+    }
+
+
+def assert_conserved(level: Level) -> None:
+    money = level_money(level)
+    assert money["current"] == money["ledger_current"]
+    assert money["reserve"] == money["ledger_reserve"]
+    assert money["overflow"] == money["ledger_overflow"]
+    assert money["in"] == money["current"] + money["reserve"] + money["overflow"] + money["out"]
