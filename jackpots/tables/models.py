@@ -220,6 +220,9 @@ class TableRound(models.Model):
     state = models.CharField(max_length=8, choices=State.choices, default=State.RECORDED)
     level = models.ForeignKey("jackpots.Level", on_delete=models.PROTECT, related_name="+")
     cycle = models.PositiveIntegerField(_("level cycle"))
+    # The level's last hit number once the round was recorded: a later hit was computed with this
+    # round's bets in the pool, so it must be voided before this round can be.
+    hit_number = models.PositiveIntegerField(_("last hit on the level"), default=0)
     community = models.JSONField(default=list, blank=True)
     dealer = models.JSONField(default=list, blank=True)
     currency = models.CharField(_("venue currency"), max_length=3)

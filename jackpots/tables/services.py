@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from floor.credentials import credential_issue
@@ -268,6 +269,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
         _shares_resplit(share, {round_.id: rate.rate})
     level_state_save(level, state)
     LedgerEntry.objects.bulk_create(entries)
+    round_.hit_number = Hit.objects.filter(level=level).aggregate(n=Max("number"))["n"] or 0
     round_.response = round_answer(round_)
     round_.save()
     level_ids = [level.id]
@@ -289,38 +291,28 @@ def _movement_add(a: core.Movement, b: core.Movement) -> core.Movement:
 def _contributions_reverse(
     params: core.Params, state: core.State, round_: TableRound
 ) -> tuple[core.State, core.Movement]:
-    """Takes the round's bets back out of the level.
-
-    In the round's own cycle the carry rule decides the amounts (afterwards, what was added since the
-    cycle started is again floor(wagered x rate)); once the level has reset, the round's recorded
-    amounts come out of the current cycle, overflow and reserve first, then the amount."""
+    """Takes the round's bets back out of the level by the carry rule: afterwards, what was added since
+    the cycle started is again floor(wagered x rate) of the bets that remain. Recorded as a negative
+    contribution so the audit's replay of the carry holds."""
     wagered = round_.wagered_pool_cents
-    if state.cycle == round_.cycle and state.carry_wagered_cents >= wagered:
-        carry = state.carry_wagered_cents - wagered
-        added = state.carry_added_mc - core.share_mc(carry, params.rate)
-        reserved = state.carry_reserved_mc - core.share_mc(carry, params.reserve_rate)
-        carry_fields = {
-            "carry_wagered_cents": carry,
-            "carry_added_mc": state.carry_added_mc - added,
-            "carry_reserved_mc": state.carry_reserved_mc - reserved,
-        }
-    else:
-        added, reserved, carry_fields = round_.added_mc, round_.reserved_mc, {}
+    carry = state.carry_wagered_cents - wagered
+    added = state.carry_added_mc - core.share_mc(carry, params.rate)
+    reserved = state.carry_reserved_mc - core.share_mc(carry, params.reserve_rate)
     from_overflow = min(state.overflow_mc, added)
-    from_reserve = min(state.reserve_mc, reserved)
-    from_current = added - from_overflow + reserved - from_reserve
     new = dataclasses.replace(
         state,
-        current_mc=state.current_mc - from_current,
-        reserve_mc=state.reserve_mc - from_reserve,
+        current_mc=state.current_mc - (added - from_overflow),
+        reserve_mc=state.reserve_mc - reserved,
         overflow_mc=state.overflow_mc - from_overflow,
         wagered_cents=state.wagered_cents - wagered,
         seq=state.seq + 1,
-        **carry_fields,
+        carry_wagered_cents=carry,
+        carry_added_mc=state.carry_added_mc - added,
+        carry_reserved_mc=state.carry_reserved_mc - reserved,
     )
     return new, core.Movement(
-        current_delta_mc=-from_current,
-        reserve_delta_mc=-from_reserve,
+        current_delta_mc=-(added - from_overflow),
+        reserve_delta_mc=-reserved,
         overflow_delta_mc=-from_overflow,
         contributed_mc=-(added + reserved),
         wagered_cents=-wagered,
@@ -340,6 +332,13 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
             raise RoundError("round_not_found", f"Table {table.code} has no round {round_id}.", status=404)
         if round_.state == TableRound.State.VOIDED:
             return _void_answer(round_)
+        later = Hit.objects.filter(level=level, number__gt=round_.hit_number).exclude(state=Hit.State.VOIDED)
+        if later.exists():
+            raise RoundError(
+                "later_hit",
+                "A later prize on this progressive counted this round's bets: void that round first.",
+                status=409,
+            )
         now = timezone.now()
         shares = list(
             PrizeShare.objects.filter(seats__round=round_, voided=False).distinct().order_by("-hit__number")
@@ -360,11 +359,19 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
         level.refresh_from_db()
         params, state = level_params(level), level_state(level)
         if round_.wagered_pool_cents:
+            if state.cycle != round_.cycle or state.carry_wagered_cents < round_.wagered_pool_cents:
+                # Only when this round's prize reset the level and other rounds still share it.
+                raise RoundError(
+                    "shared_award",
+                    "Rounds at other tables share the prize this round won: void them first.",
+                    status=409,
+                )
             state, movement = _contributions_reverse(params, state, round_)
             level_state_save(level, state)
+            # A negative contribution: the audit replays it with the carry rule like any other.
             ledger_entry(
                 level,
-                LedgerEntry.Kind.VOID,
+                LedgerEntry.Kind.CONTRIBUTION,
                 movement,
                 state,
                 at=now,

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.test import Client
 
+from jackpots.audit import level_audit
 from jackpots.models import LedgerEntry, Level
 from jackpots.tables.models import Table
 from jackpots.tables.seed import tables_seed
@@ -78,8 +79,10 @@ def level_money(level: Level) -> dict[str, int]:
 
 
 def assert_conserved(level: Level) -> None:
+    """The level's meters match its ledger, money is conserved and the engine's audit finds nothing."""
     money = level_money(level)
     assert money["current"] == money["ledger_current"]
     assert money["reserve"] == money["ledger_reserve"]
     assert money["overflow"] == money["ledger_overflow"]
     assert money["in"] == money["current"] + money["reserve"] + money["overflow"] + money["out"]
+    assert [str(d) for d in level_audit(level)] == []

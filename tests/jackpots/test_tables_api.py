@@ -172,3 +172,24 @@ def test_issue_key_for_a_table_prints_a_working_key(capsys) -> None:
     key = capsys.readouterr().out.strip()
     assert key.startswith("pv_tbl_")
     assert t.post("NOG-CSP-2", body("IK-1", [seat(1, NOTHING)]), key=key).status_code == 201
+
+
+def test_rounds_counted_in_a_later_prize_or_opening_a_shared_one_are_voided_in_order() -> None:
+    t = tables_ready()
+    t.post("NOG-CSP-1", body("O-0", [seat(1, NOTHING)]))
+    t.post("NOG-CSP-1", body("O-1", [seat(1, "AS KS QS JS TS")], seconds=100))
+    t.post("VEN-CSP-1", body("O-2", [seat(1, "AH KH QH JH TH")], seconds=110))
+    level = t.level("NOG-CSP-1")
+    before = level_row(level)
+    # O-0's chip is inside the royal's prize; O-1's royal is shared with O-2.
+    for round_id, code in [("O-0", "later_hit"), ("O-1", "shared_award")]:
+        table = "NOG-CSP-1"
+        response = t.void(table, round_id)
+        assert (response.status_code, response.json()["error"]) == (409, code)
+        assert level_row(level) == before
+    assert t.void("VEN-CSP-1", "O-2").status_code == 200
+    assert t.void("NOG-CSP-1", "O-1").status_code == 200
+    assert t.void("NOG-CSP-1", "O-0").status_code == 200
+    level.refresh_from_db()
+    assert (level.current_mc, level.reserve_mc, level.wagered_cents, level.cycle) == (RESET_MC, 0, 0, 1)
+    assert_conserved(level)
