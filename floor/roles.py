@@ -46,6 +46,10 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("slots", "*", EDIT, exclude=_SLOTS_READ_ONLY),
         Rule("slots", "machineevent", VIEW),
         Rule("jackpots", "*", VIEW),
+        Rule("jackpots", "table", EDIT),
+        Rule("jackpots", "tablekey", ("add",)),
+        Rule("jackpots", "exchangerate", ("add",)),
+        Rule("jackpots", "paytable", ("stage",)),
     ],
     SLOT_ATTENDANT: [
         Rule("floor", "*", VIEW, exclude=("staffprofile",)),

@@ -67,6 +67,7 @@ class PayTable(models.Model):
 
     class Meta:
         app_label = "jackpots"
+        permissions = [("stage_paytable", _("Can change pay table lines (staged, with a reason)"))]
         verbose_name = _("pay table")
         verbose_name_plural = _("pay tables")
 
