@@ -113,8 +113,10 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str, shared: boo
     }
 
 
-def round_answer(round_: TableRound) -> dict:
-    seats = list(round_.seat_rows.order_by("seat"))
+def round_answer(round_: TableRound, seats: list[TableSeat] | None = None) -> dict:
+    """The round as the API answers it; ``seats`` when the caller holds them up to date."""
+    if seats is None:
+        seats = list(round_.seat_rows.order_by("seat"))
     return {
         "round": round_.round_id,
         "table": round_.table.code,
@@ -195,8 +197,6 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
                 contribution_mc=moved.contributed_mc,
             )
         )
-    TableSeat.objects.bulk_create(seats)
-    seats = list(round_.seat_rows.order_by("seat"))
     entries: list[LedgerEntry] = []
     reference = _reference(table, parsed.round_id)
     if total.wagered_cents:
@@ -257,20 +257,19 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
             )
         for seat, weight in zip(winners, weights, strict=True):
             seat.share, seat.share_weight = share, weight
-            seat.save(update_fields=["share", "share_weight"])
         touched.append(share)
     for seat in playing:
         line = lines.get(seat.hand)
         if line is not None and line.kind == PayLine.Kind.FIXED:
             seat.fixed_cents = line.fixed_cents
         seat.award_cents = convert_cents(seat.fixed_cents, rate.rate)
-        seat.save(update_fields=["fixed_cents", "award_cents"])
+    TableSeat.objects.bulk_create(seats)
     for share in touched:
         _shares_resplit(share, {round_.id: rate.rate})
     level_state_save(level, state)
     LedgerEntry.objects.bulk_create(entries)
     round_.hit_number = Hit.objects.filter(level=level).aggregate(n=Max("number"))["n"] or 0
-    round_.response = round_answer(round_)
+    round_.response = round_answer(round_, None if touched else seats)
     round_.save()
     level_ids = [level.id]
     transaction.on_commit(lambda: publish.levels_changed(level_ids))
