@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.utils import timezone
-
 from floor.models import Room, Venue
-from jackpots.models import LedgerEntry, Level, Progressive
+from jackpots.models import Progressive
 from jackpots.services import core
-from jackpots.services.levels import ledger_entry, level_params, level_state_save
+from jackpots.services.levels import level_create
 from jackpots.tables.models import PayLine, PayTable, Table
 from jackpots.tables.rules import Game, Hand
 
@@ -57,24 +55,14 @@ TABLES = [
 ]
 
 
-def level_seeded(progressive: Progressive, name: str, **params) -> Level:
-    """A new level whose reset value the house puts in through the engine's core (a SEED ledger row)."""
-    level = Level.objects.create(progressive=progressive, name=name, current_mc=0, **params)
-    core_params = level_params(level)
-    state, movement = core.seed(core_params)
-    level_state_save(level, state)
-    ledger_entry(level, LedgerEntry.Kind.SEED, movement, state, at=timezone.now(), params=core_params).save()
-    return level
-
-
 def pay_table_ensure(
     progressive: Progressive, game: str, lines: list[tuple[str, str, Decimal | int]], **level_params_
 ) -> PayTable:
     pay_table = PayTable.objects.filter(progressive=progressive).first()
     if pay_table is not None:
         return pay_table
-    level = progressive.levels.order_by("position", "id").first() or level_seeded(
-        progressive, "Jackpot", **level_params_
+    level = progressive.levels.order_by("position", "id").first() or level_create(
+        progressive, name="Jackpot", position=1, params=core.Params(**level_params_)
     )
     pay_table = PayTable.objects.create(progressive=progressive, level=level, game=game)
     PayLine.objects.bulk_create(
