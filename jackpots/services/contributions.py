@@ -39,11 +39,13 @@ JACKPOT = MachineEvent.Type.JACKPOT
 # Enough batches per call to drain a burst; beat calls again every second anyway.
 MAX_BATCHES_PER_CALL = 200
 
+# ``id = ANY(ARRAY(...))`` makes the planner fetch the claimed rows by primary key; ``id IN (...)`` lets it
+# hash-join against a sequential scan of the whole events table, which grows without bound.
 _CLAIM_SQL = """
 UPDATE slots_machineevent SET pending = false, applied_at = %s
-WHERE id IN (
+WHERE id = ANY(ARRAY(
     SELECT id FROM slots_machineevent WHERE pending ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
-)
+))
 RETURNING id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents
 """
 _COLUMNS = ["id", "machine_id", "type", "wager_cents", "is_max_bet", "level_id", "amount_cents"]
