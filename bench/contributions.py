@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import statistics
 import sys
 import time
 from datetime import UTC, datetime
@@ -165,6 +166,7 @@ def _per_event_baseline(url: str, seconds: float = 3.0) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=200_000, help="game events per run")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per scenario (the machine is shared)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker processes per run")
     args = parser.parse_args()
     admin = _admin_url()
@@ -195,14 +197,21 @@ def main() -> None:
                 ("one linked level, 500 machines", linked_machines, [one]),
                 ("5 Grease levels at once, 500 machines", grease_machines, grease),
             ):
-                _events(machines, args.events, seq)
-                seq += args.events
-                applied, elapsed, batches = _apply_all(workers)
-                assert applied == args.events
+                rates = []
+                for _ in range(args.repeat):
+                    _events(machines, args.events, seq)
+                    seq += args.events
+                    applied, elapsed, batches = _apply_all(workers)
+                    assert applied == args.events
+                    rates.append(applied / elapsed)
+                    print(
+                        f"  {label}, {workers} worker(s): {applied} events in {elapsed:.2f} s ="
+                        f" {applied / elapsed:,.0f} events/s; {batches} commits touching {len(levels)}"
+                        f" level row(s) = {batches / elapsed:,.1f} level-row commits/s ({_load()})"
+                    )
                 print(
-                    f"{label}, {workers} worker(s): {applied} events in {elapsed:.2f} s ="
-                    f" {applied / elapsed:,.0f} events/s; {batches} commits touching {len(levels)}"
-                    f" level row(s) = {batches / elapsed:,.1f} level-row commits/s ({_load()})"
+                    f"{label}, {workers} worker(s): median {statistics.median(rates):,.0f} events/s"
+                    f" (best {max(rates):,.0f}) over {args.repeat} runs"
                 )
         connection.close()
         rate = _per_event_baseline(url)
