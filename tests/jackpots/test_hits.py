@@ -238,3 +238,37 @@ def test_table_primitives_share_and_whole_split(linked):
     # reset + reserve + the cent and the sub-cent the three-way split left.
     assert (level.cycle, level.current_mc) == (2, 100_000_000 + 4_000_000 + 1_000)
     assert jackpots_audit()[1] == []
+
+
+def test_two_jackpot_events_in_one_batch_are_ordered_and_each_takes_its_turn(linked):
+    _, machines, level = linked
+    GameEventFactory(machine=machines[0], wager_cents=50_000)  # +500,000 mc, reserve +100,000 mc
+    JackpotEventFactory(machine=machines[1], level_id=level.id, amount_cents=100_500)
+    JackpotEventFactory(machine=machines[2], level_id=level.id, amount_cents=100_500)
+    contributions_apply()
+    first, second = Hit.objects.filter(level=level).order_by("number")
+    assert (first.number, first.machine_id, first.amount_cents, first.discrepancy_cents) == (
+        1,
+        machines[1].id,
+        100_500,
+        0,
+    )
+    assert (second.number, second.machine_id, second.amount_cents, second.discrepancy_cents) == (
+        2,
+        machines[2].id,
+        100_100,
+        100_500 - 100_100,
+    )
+    level.refresh_from_db()
+    assert (level.current_mc, level.cycle, level.total_won_cents) == (100_000_000, 3, 200_600)
+    assert jackpots_audit()[1] == []
+
+
+def test_ledger_rows_cannot_be_edited_or_deleted(linked):
+    _, _, level = linked
+    entry = level.ledger.get()
+    entry.current_delta_mc += 1
+    with pytest.raises(ValueError, match="append-only"):
+        entry.save()
+    with pytest.raises(ValueError, match="append-only"):
+        entry.delete()
