@@ -48,7 +48,9 @@ class RoomAdmin(admin.ModelAdmin):
     list_select_related = ("venue",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
-        return super().get_queryset(request).annotate(machine_total=Count("machines"))
+        # Meta.ordering is dropped from GROUP BY queries: restate it so pages are stable.
+        queryset = super().get_queryset(request).annotate(machine_total=Count("machines"))
+        return queryset.order_by(*Room._meta.ordering)
 
     @admin.display(description=_("machines"), ordering="machine_total")
     def machine_count(self, room: Room) -> int:
@@ -64,7 +66,9 @@ class BankAdmin(admin.ModelAdmin):
     autocomplete_fields = ("room",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Bank]:
-        return super().get_queryset(request).annotate(machine_total=Count("machines"))
+        # Meta.ordering is dropped from GROUP BY queries: restate it so pages are stable.
+        queryset = super().get_queryset(request).annotate(machine_total=Count("machines"))
+        return queryset.order_by(*Bank._meta.ordering)
 
     @admin.display(description=_("machines"), ordering="machine_total")
     def machine_count(self, bank: Bank) -> int:
