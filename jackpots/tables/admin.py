@@ -15,7 +15,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from floor.admin_keys import issued_title, keys_issued_response
+from floor.admin_keys import keys_issue_response
 from jackpots.services.errors import EngineError
 from jackpots.tables.models import (
     ExchangeRate,
@@ -59,8 +59,9 @@ class TableAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Issue a new key for the selected tables"), permissions=["issue_key"])
     def issue_table_key(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse:
-        issued = [(str(table), table_key_issue(table, created_by=request.user)[1]) for table in queryset]
-        return keys_issued_response(request, self, issued_title(len(issued)), issued)
+        return keys_issue_response(
+            request, self, queryset, lambda table: table_key_issue(table, created_by=request.user)[1]
+        )
 
     def has_issue_key_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("jackpots.add_tablekey")
