@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 
 from jackpots.models import Hit, LedgerEntry
 from jackpots.tables.models import PrizeShare, TableKey, TableRound
@@ -193,3 +194,11 @@ def test_rounds_counted_in_a_later_prize_or_opening_a_shared_one_are_voided_in_o
     level.refresh_from_db()
     assert (level.current_mc, level.reserve_mc, level.wagered_cents, level.cycle) == (RESET_MC, 0, 0, 1)
     assert_conserved(level)
+
+
+def test_the_openapi_schema_describes_the_table_endpoints() -> None:
+    schema = Client().get("/api/schema/", HTTP_ACCEPT="application/json").json()
+    rounds = schema["paths"]["/api/v1/tables/{code}/rounds"]["post"]
+    assert rounds["operationId"] == "table_rounds_create"
+    assert set(rounds["responses"]) == {"200", "201", "400", "401", "403", "404", "409"}
+    assert "/api/v1/tables/{code}/rounds/{round_id}/void" in schema["paths"]
