@@ -32,15 +32,21 @@ from jackpots.tables.rules import Hand
 from jackpots.tables.services import table_key_issue
 
 
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
+class ReadOnlyMixin:
+    """Records of what happened: shown, never added, edited or deleted through the admin."""
 
     def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
+    extra = 0
 
 
 class TableKeyInline(ReadOnlyInline):
@@ -207,7 +213,7 @@ class TableSeatInline(ReadOnlyInline):
 
 
 @admin.register(TableRound)
-class TableRoundAdmin(admin.ModelAdmin):
+class TableRoundAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ("round_id", "table", "at", "state", "bets_cents", "currency", "rate")
     list_filter = ("state", "table")
     search_fields = ("round_id",)
@@ -216,12 +222,3 @@ class TableRoundAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj=None):
         return [f.name for f in self.model._meta.fields]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False

@@ -45,6 +45,25 @@ JUMBO_7_LINES = [
     (Hand.STRAIGHT, PayLine.Kind.FIXED, 200),
 ]
 
+# (game, progressive, pay table, level parameters). Caribbean Stud, our defaults: reset €10,000, 35% of
+# each chip to the meter and 5% to the next start. Jumbo 7, the casino: 3% of every bet starts the next
+# jackpot, so the reset value is nought and the next cycle starts at the reserve; the 12% to the meter is
+# our default.
+PROGRESSIVES = [
+    (
+        Game.CARIBBEAN_STUD,
+        CARIBBEAN_STUD,
+        CARIBBEAN_STUD_LINES,
+        {"reset_mc": 1_000_000_000, "rate": Decimal("0.35"), "reserve_rate": Decimal("0.05")},
+    ),
+    (
+        Game.CASINO_HOLDEM,
+        JUMBO_7,
+        JUMBO_7_LINES,
+        {"reset_mc": 0, "rate": Decimal("0.12"), "reserve_rate": Decimal("0.03")},
+    ),
+]
+
 # (code, venue, game)
 TABLES = [
     ("VEN-CSP-1", "VEN", Game.CARIBBEAN_STUD),
@@ -83,31 +102,13 @@ def tables_seed() -> None:
         code: Venue.objects.get_or_create(code=code, defaults={"name": name, "address": address})[0]
         for code, (name, address) in VENUES.items()
     }
-    csp = Progressive.objects.get_or_create(
-        name=CARIBBEAN_STUD, defaults={"kind": Progressive.Kind.WIDE_AREA, "currency": "EUR"}
-    )[0]
-    # Our defaults: reset €10,000; 35% of each chip to the meter and 5% to the next start.
-    pay_table_ensure(
-        csp,
-        Game.CARIBBEAN_STUD,
-        CARIBBEAN_STUD_LINES,
-        reset_mc=1_000_000_000,
-        rate=Decimal("0.35"),
-        reserve_rate=Decimal("0.05"),
-    )
-    jumbo = Progressive.objects.get_or_create(
-        name=JUMBO_7, defaults={"kind": Progressive.Kind.WIDE_AREA, "currency": "EUR"}
-    )[0]
-    # The casino: 3% of every bet starts the next jackpot, so the reset value is nought and the next
-    # cycle starts at the reserve. The 12% to the meter is our default.
-    pay_table_ensure(
-        jumbo,
-        Game.CASINO_HOLDEM,
-        JUMBO_7_LINES,
-        reset_mc=0,
-        rate=Decimal("0.12"),
-        reserve_rate=Decimal("0.03"),
-    )
+    progressives = {}
+    for game, name, lines, params in PROGRESSIVES:
+        progressive = Progressive.objects.get_or_create(
+            name=name, defaults={"kind": Progressive.Kind.WIDE_AREA, "currency": "EUR"}
+        )[0]
+        pay_table_ensure(progressive, game, lines, **params)
+        progressives[game] = progressive
     for code, venue_code, game in TABLES:
         venue = venues[venue_code]
         Table.objects.get_or_create(
@@ -116,7 +117,7 @@ def tables_seed() -> None:
                 "venue": venue,
                 "room": Room.objects.filter(venue=venue).order_by("number").first(),
                 "game": game,
-                "progressive": csp if game == Game.CARIBBEAN_STUD else jumbo,
+                "progressive": progressives[game],
                 "jackpot_bet_cents": 100 if game == Game.CARIBBEAN_STUD else None,
                 "min_jackpot_bet_cents": 100,
                 "max_jackpot_bet_cents": 100_000,
