@@ -55,6 +55,20 @@ AmountSerializer = inline_serializer(
         "currency": serializers.CharField(),
     },
 )
+AwardSerializer = inline_serializer(
+    "TableAward",
+    {
+        "amount": serializers.IntegerField(help_text="Cents of the venue's currency."),
+        "currency": serializers.CharField(),
+        "amount_eur": serializers.CharField(
+            allow_null=True, help_text="Progressive in EUR: the award in EUR."
+        ),
+        "pool_amount": serializers.IntegerField(help_text="Cents of the progressive's currency."),
+        "share": serializers.IntegerField(help_text="Part of a percentage prize, progressive cents."),
+        "fixed": serializers.IntegerField(help_text="Fixed prize, progressive cents."),
+        "progressive": serializers.BooleanField(help_text="Takes part in a percentage prize."),
+    },
+)
 RoundAnswer = inline_serializer(
     "TableRoundAnswer",
     {
@@ -72,7 +86,7 @@ RoundAnswer = inline_serializer(
                 "jackpot_bet": serializers.IntegerField(),
                 "eligible": serializers.BooleanField(),
                 "contribution": AmountSerializer,
-                "award": AmountSerializer,
+                "award": AwardSerializer,
             },
             many=True,
         ),

@@ -87,7 +87,7 @@ def _open_share(level: Level, hand: str, at: datetime) -> PrizeShare | None:
     )
 
 
-def _seat_answer(seat: TableSeat, currency: str, pool_currency: str, shared: bool) -> dict:
+def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
     pool_award = seat.share_cents + seat.fixed_cents
     contribution_cents = seat.contribution_mc // core.MC_PER_CENT
     return {
@@ -108,7 +108,8 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str, shared: boo
             "pool_amount": pool_award,
             "share": seat.share_cents,
             "fixed": seat.fixed_cents,
-            "shared": shared,
+            # The seat takes part in a percentage prize (alone or divided with other winners).
+            "progressive": seat.share_id is not None,
         },
     }
 
@@ -123,12 +124,9 @@ def round_answer(round_: TableRound, seats: list[TableSeat] | None = None) -> di
         "state": round_.state,
         "currency": round_.currency,
         "pool_currency": round_.pool_currency,
-        "rate": str(round_.rate),
+        "rate": f"{Decimal(round_.rate):.8f}",
         "exchange_rate": round_.exchange_rate_id,
-        "seats": [
-            _seat_answer(seat, round_.currency, round_.pool_currency, seat.share_id is not None)
-            for seat in seats
-        ],
+        "seats": [_seat_answer(seat, round_.currency, round_.pool_currency) for seat in seats],
     }
 
 

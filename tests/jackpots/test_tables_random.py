@@ -95,7 +95,7 @@ def test_random_rounds_with_voids_leave_the_audit_clean() -> None:
         }
         answer, created = round_record(table, data)
         assert created
-        outcomes["prize" if any(s["award"]["shared"] for s in answer["seats"]) else "plain"] += 1
+        outcomes["prize" if any(s["award"]["progressive"] for s in answer["seats"]) else "plain"] += 1
         recorded.append((table, data["round"]))
         if rng.random() < 0.08:
             victim_table, victim = rng.choice(recorded[-6:])
