@@ -72,13 +72,15 @@ def _shares_resplit(share: PrizeShare, rate_of: dict[int, Decimal]) -> None:
         seat.save(update_fields=["share_cents", "award_cents"])
 
 
-def _open_share(level: Level, hand: str, at: datetime) -> PrizeShare | None:
+def _open_share(level: Level, hand: str, at: datetime, window: timedelta) -> PrizeShare | None:
+    """An unpaid prize of the same hand won within ``window`` of ``at``, before or after: a table that
+    posts its round late still shares with the win declared at the same time elsewhere."""
     return (
         PrizeShare.objects.filter(
             level=level,
             hand=hand,
             voided=False,
-            opened_at__lte=at,
+            opened_at__gte=at - window,
             closes_at__gte=at,
             hit__state__in=[Hit.State.HIT, Hit.State.VERIFIED],
         )
@@ -229,7 +231,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
             winners, weights = playing, [s.bet_pool_cents for s in playing]
         else:
             winners, weights = holders, [1] * len(holders)
-        share = _open_share(level, hand, parsed.at)
+        share = _open_share(level, hand, parsed.at, timedelta(seconds=pay_table.share_window_seconds))
         if share is None:
             mode = core.AwardMode.WHOLE if line.percent == 100 else core.AwardMode.SHARE
             recorded = award_record_locked(

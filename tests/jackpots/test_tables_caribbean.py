@@ -98,6 +98,14 @@ def test_royals_at_two_linked_tables_within_the_window_share_the_first_amount() 
     assert_conserved(level)
 
 
+def test_a_royal_posted_late_but_played_at_the_same_time_shares_too() -> None:
+    t = tables_ready()
+    t.post("NOG-CSP-1", body("N-1", [seat(1, "AS KS QS JS TS")], seconds=30))
+    late = t.post("VEN-CSP-1", body("V-1", [seat(1, "AD KD QD JD TD")], seconds=0))
+    assert awards(late) == {1: 500_017}
+    assert TableRound.objects.get(round_id="N-1").seat_rows.get().award_cents == 500_018
+
+
 def test_straight_flushes_share_ten_percent_of_the_amount_before_the_first_is_paid() -> None:
     t = tables_ready()
     response = t.post(
