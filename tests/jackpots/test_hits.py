@@ -21,6 +21,7 @@ from jackpots.services import (
     level_wager_add,
 )
 from jackpots.services.levels import level_create
+from tests.factories import SlotMachineFactory
 from tests.jackpots.conftest import GRAND, progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
 
@@ -272,3 +273,14 @@ def test_ledger_rows_cannot_be_edited_or_deleted(linked):
         entry.save()
     with pytest.raises(ValueError, match="append-only"):
         entry.delete()
+
+
+def test_a_jackpot_event_for_a_level_the_machine_cannot_hit_is_logged_not_paid(linked, caplog):
+    _, _, level = linked
+    stranger = SlotMachineFactory()
+    event = JackpotEventFactory(machine=stranger, level_id=level.id, amount_cents=50_000)
+    assert contributions_apply() == 1
+    assert Hit.objects.filter(level=level).count() == 0
+    assert f"jackpot event {event.id} of machine {stranger.id} names level {level.id}" in caplog.text
+    level.refresh_from_db()
+    assert (level.current_mc, level.hits) == (100_000_000, 0)
