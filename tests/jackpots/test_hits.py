@@ -284,3 +284,16 @@ def test_a_jackpot_event_for_a_level_the_machine_cannot_hit_is_logged_not_paid(l
     assert f"jackpot event {event.id} of machine {stranger.id} names level {level.id}" in caplog.text
     level.refresh_from_db()
     assert (level.current_mc, level.hits) == (100_000_000, 0)
+
+
+def test_staged_changes_take_effect_when_a_table_award_resets_the_level(linked, people):
+    _, _, level = linked
+    level_parameters_change(level, people[0], {"reserve_rate": "0.005"}, "more reserve")
+    level_award(level.id, mode=AwardMode.WHOLE)
+    level.refresh_from_db()
+    assert (level.reserve_rate, level.cycle) == (Decimal("0.005"), 2)
+    assert level.changes.get().state == LevelChange.State.APPLIED
+    level_wager_add(level.id, 1_000)
+    level.refresh_from_db()
+    assert level.reserve_mc == 5_000
+    assert jackpots_audit()[1] == []
