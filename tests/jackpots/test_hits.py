@@ -297,3 +297,17 @@ def test_staged_changes_take_effect_when_a_table_award_resets_the_level(linked, 
     level.refresh_from_db()
     assert level.reserve_mc == 5_000
     assert jackpots_audit()[1] == []
+
+
+def test_a_void_puts_back_the_parameters_its_reset_applied(linked, people):
+    _, machines, level = linked
+    change = level_parameters_change(level, people[0], {"rate": "0.03"}, "promotion")
+    hit = _hit(machines, level, wagers=(1_000,))
+    level.refresh_from_db()
+    assert level.rate == Decimal("0.03")
+    hit_void(hit, people[1], "door open during play")
+    level.refresh_from_db()
+    change.refresh_from_db()
+    assert (level.rate, level.cycle, level.current_mc) == (Decimal("0.01"), 1, 100_010_000)
+    assert (change.state, change.applied_cycle) == (LevelChange.State.STAGED, None)
+    assert jackpots_audit()[1] == []
