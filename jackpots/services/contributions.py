@@ -10,6 +10,7 @@ batch. A worker killed anywhere leaves nothing of its batch: the events stay pen
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,6 +31,8 @@ from jackpots.services.levels import (
     levels_lock,
 )
 from slots.models import MachineEvent, SlotMachine
+
+logger = logging.getLogger(__name__)
 
 # Called inside the batch's transaction just before it commits; tests use it to kill a worker mid-batch.
 batch_hook: Callable[[], None] | None = None
@@ -226,13 +229,19 @@ def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], 
     # The hot loop: plain tuples, no per-event objects; a level's wagers are summed until a hit splits them.
     for row in rows:
         event_id, machine_id, kind, wager, is_max_bet = row[:5]
-        machine_feeds = feeds.get(machine_id)
-        if not machine_feeds:
-            continue
+        machine_feeds = feeds.get(machine_id, ())
         if kind == JACKPOT:
-            for lid, _, _, _, mystery in machine_feeds:
-                if lid == row[5] and not mystery:
-                    hit(lid, row, HitKind.MACHINE)
+            named = [feed for feed in machine_feeds if feed[0] == row[5] and not feed[4]]
+            if named:
+                hit(row[5], row, HitKind.MACHINE)
+            else:
+                logger.warning(
+                    "jackpot event %s of machine %s names level %s, which it cannot hit (not a member,"
+                    " stopped or a mystery level): recorded, not paid",
+                    event_id,
+                    machine_id,
+                    row[5],
+                )
             continue
         if kind != GAME:
             continue

@@ -278,18 +278,6 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
             carry_restart=reset_hit,
         )
         level_state_save(level, restored)
-        if reset_hit:
-            level.save(
-                update_fields=[
-                    "reset_mc",
-                    "rate",
-                    "reserve_rate",
-                    "limit_mc",
-                    "min_wager_cents",
-                    "max_bet_only",
-                    "mystery",
-                ]
-            )
         entry = ledger_entry(
             level,
             LedgerEntry.Kind.VOID,

@@ -141,7 +141,6 @@ def _apply_stopped(level: Level, params: core.Params, now: datetime, reference: 
         current_delta_mc=topped - excess, overflow_delta_mc=excess, seeded_mc=topped, carry_restart=True
     )
     parameters_set(level, params)
-    level.save(update_fields=PARAM_FIELDS)
     level_state_save(level, new)
     ledger_entry(
         level, LedgerEntry.Kind.SEED, movement, new, at=now, params=params, reference=reference

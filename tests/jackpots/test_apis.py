@@ -54,7 +54,11 @@ def test_list_and_detail_follow_the_contract(linked):
         ],
     }
     assert hit.discrepancy_cents == 0
-    assert client.get("/api/v1/jackpots/999999").status_code == 404
+    missing = client.get("/api/v1/jackpots/999999")
+    assert (missing.status_code, missing.json()) == (
+        404,
+        {"error": "not_found", "detail": "There is no jackpot 999999."},
+    )
 
 
 def test_link_is_down_when_events_wait_too_long(linked, settings):

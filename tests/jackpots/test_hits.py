@@ -21,6 +21,7 @@ from jackpots.services import (
     level_wager_add,
 )
 from jackpots.services.levels import level_create
+from tests.factories import SlotMachineFactory
 from tests.jackpots.conftest import GRAND, progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
 
@@ -272,3 +273,41 @@ def test_ledger_rows_cannot_be_edited_or_deleted(linked):
         entry.save()
     with pytest.raises(ValueError, match="append-only"):
         entry.delete()
+
+
+def test_a_jackpot_event_for_a_level_the_machine_cannot_hit_is_logged_not_paid(linked, caplog):
+    _, _, level = linked
+    stranger = SlotMachineFactory()
+    event = JackpotEventFactory(machine=stranger, level_id=level.id, amount_cents=50_000)
+    assert contributions_apply() == 1
+    assert Hit.objects.filter(level=level).count() == 0
+    assert f"jackpot event {event.id} of machine {stranger.id} names level {level.id}" in caplog.text
+    level.refresh_from_db()
+    assert (level.current_mc, level.hits) == (100_000_000, 0)
+
+
+def test_staged_changes_take_effect_when_a_table_award_resets_the_level(linked, people):
+    _, _, level = linked
+    level_parameters_change(level, people[0], {"reserve_rate": "0.005"}, "more reserve")
+    level_award(level.id, mode=AwardMode.WHOLE)
+    level.refresh_from_db()
+    assert (level.reserve_rate, level.cycle) == (Decimal("0.005"), 2)
+    assert level.changes.get().state == LevelChange.State.APPLIED
+    level_wager_add(level.id, 1_000)
+    level.refresh_from_db()
+    assert level.reserve_mc == 5_000
+    assert jackpots_audit()[1] == []
+
+
+def test_a_void_puts_back_the_parameters_its_reset_applied(linked, people):
+    _, machines, level = linked
+    change = level_parameters_change(level, people[0], {"rate": "0.03"}, "promotion")
+    hit = _hit(machines, level, wagers=(1_000,))
+    level.refresh_from_db()
+    assert level.rate == Decimal("0.03")
+    hit_void(hit, people[1], "door open during play")
+    level.refresh_from_db()
+    change.refresh_from_db()
+    assert (level.rate, level.cycle, level.current_mc) == (Decimal("0.01"), 1, 100_010_000)
+    assert (change.state, change.applied_cycle) == (LevelChange.State.STAGED, None)
+    assert jackpots_audit()[1] == []

@@ -148,3 +148,39 @@ def test_batches_equal_closed_form_of_the_raw_events(params, stream, batch_size)
     assert contributed + seeded == level.current_mc + level.reserve_mc + level.overflow_mc + awarded
     assert contributed == model.contributed
     assert MachineEvent.objects.filter(machine__in=machines, pending=True).count() == 0
+
+
+wager_lists = st.lists(st.integers(min_value=100, max_value=100_000), max_size=8)
+
+
+@pytest.mark.django_db
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(params=level_params(), before=wager_lists, after=wager_lists)
+def test_a_void_leaves_the_level_as_if_the_hit_never_happened(params, before, after):
+    from django.contrib.auth import get_user_model
+
+    from jackpots.audit import jackpots_audit
+    from jackpots.services import hit_void, level_hit
+
+    progressive, machines = progressive_with_machines(1)
+    level = level_create(progressive, name="Grand", position=1, params=params)
+    model = ModelLevel(params)
+    for wager in before:
+        GameEventFactory(machine=machines[0], wager_cents=wager)
+        model.wager(wager)
+    contributions_apply()
+    hit = level_hit(level.id, machine_id=machines[0].id)
+    for wager in after:
+        GameEventFactory(machine=machines[0], wager_cents=wager)
+        model.wager(wager)
+    contributions_apply()
+    user, _ = get_user_model().objects.get_or_create(username="supervisor")
+    hit_void(hit, user, "malfunction")
+    level.refresh_from_db()
+    assert (level.current_mc, level.reserve_mc, level.overflow_mc) == (
+        model.current,
+        model.reserve,
+        model.overflow,
+    )
+    assert (level.cycle, level.hits, level.total_won_cents) == (1, 0, 0)
+    assert [d for d in jackpots_audit()[1] if d.level_id == level.id] == []
