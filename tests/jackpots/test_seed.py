@@ -58,7 +58,7 @@ def test_seed_is_idempotent_and_audits_clean():
     ainsworth = Level.objects.filter(progressive__name__startswith="Ainsworth")
     assert {(lv.reset_mc, lv.limit_mc) for lv in ainsworth} == {(10_000_000, 200_000_000)}
     assert Level.objects.count() == 3 + 5 + 6 + 1 + 1
-    assert jackpots_audit() == (18, [])  # 16 slot levels and the two table progressives
+    assert jackpots_audit() == (16, [])
 
 
 def test_seed_venezia_builds_the_five_progressives_on_the_real_floor():
