@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 
 from jackpots.models import Hit, LedgerEntry
+from jackpots.services import hit_pay, hit_verify
 from jackpots.tables.models import PrizeShare, TableKey, TableRound
 from tests.jackpots.table_factories import assert_conserved, body, seat, tables_ready
 
@@ -202,3 +204,19 @@ def test_the_openapi_schema_describes_the_table_endpoints() -> None:
     assert rounds["operationId"] == "table_rounds_create"
     assert set(rounds["responses"]) == {"200", "201", "400", "401", "403", "404", "409"}
     assert "/api/v1/tables/{code}/rounds/{round_id}/void" in schema["paths"]
+
+
+def test_a_paid_prize_cannot_be_voided() -> None:
+    t = tables_ready()
+    t.post("NOG-CSP-1", body("PAID", [seat(1, "AS KS QS JS TS")]))
+    users = [get_user_model().objects.create_user(username=name) for name in ("anna", "bruno")]
+    hit = Hit.objects.get()
+    hit_verify(hit, users[0])
+    hit_verify(hit, users[1])  # above the €1,200 threshold: two people
+    hit_pay(hit, users[0])
+    level = t.level("NOG-CSP-1")
+    before = level_row(level)
+    response = t.void("NOG-CSP-1", "PAID")
+    assert (response.status_code, response.json()["error"]) == (409, "hit_not_voidable")
+    assert level_row(level) == before
+    assert TableRound.objects.get(round_id="PAID").state == "recorded"

@@ -147,3 +147,20 @@ def test_a_missing_rate_refuses_the_round_and_changes_nothing() -> None:
     assert response.json()["error"] == "no_exchange_rate"
     assert TableRound.objects.count() == 0
     assert t.level("VEN-CHE-1").wagered_cents == 0
+
+
+def test_void_of_a_jumbo_7_win_restores_the_meter_and_refunds_every_bet() -> None:
+    t = tables_ready()
+    grow(t)
+    level = t.level("VEN-CHE-1")
+    before = (level.current_mc, level.reserve_mc, level.wagered_cents, level.cycle, level.carry_wagered_cents)
+    t.post(
+        "VEN-CHE-1",
+        body("J7-V", [seat(1, "3H 5H", 100), seat(2, "KC KD", 200)], community=COMMUNITY, seconds=5),
+    )
+    response = t.void("VEN-CHE-1", "J7-V")
+    assert response.json()["refunds"] == [{"seat": 1, "jackpot_bet": 100}, {"seat": 2, "jackpot_bet": 200}]
+    level.refresh_from_db()
+    after = (level.current_mc, level.reserve_mc, level.wagered_cents, level.cycle, level.carry_wagered_cents)
+    assert after == before == (3_999_960, 999_990, 33_333, 1, 33_333)
+    assert_conserved(level)
