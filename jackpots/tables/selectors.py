@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_FLOOR, Decimal
 
+from jackpots.models import Level
 from jackpots.tables.models import ExchangeRate, PayLine, PayTable, Table
 from jackpots.tables.round_input import RoundError
 from jackpots.tables.rules import convert_cents
@@ -70,11 +71,18 @@ def cents_text(cents: int) -> str:
     return f"{sign}{whole}.{part:02d}"
 
 
+def level_amount_in(level: Level, pool_currency: str, currency: str, at: datetime) -> tuple[int, Rate]:
+    """A level's amount as a screen in ``currency`` shows it: whole cents of the pool, converted at the
+    rate in force, rounded down (a sign never shows money the pool does not hold)."""
+    rate = rate_find(pool_currency, currency, at)
+    return convert_cents(level.current_mc // 1000, rate.rate), rate
+
+
 def table_display(table: Table, at: datetime) -> dict:
     """What the table's display shows, in the venue's currency: the progressive (rounded down, never
     more than the pool holds) and the pay table with fixed prizes converted at the rate in force."""
     level = table.progressive.pay_table.level
-    rate = rate_find(table.progressive.currency, table.venue.currency, at)
+    amount, rate = level_amount_in(level, table.progressive.currency, table.venue.currency, at)
     pool_cents = level.current_mc // 1000
     lines = []
     for line in table.progressive.pay_table.lines.order_by("id"):
@@ -89,7 +97,7 @@ def table_display(table: Table, at: datetime) -> dict:
         "game": table.game,
         "venue": table.venue.code,
         "currency": table.venue.currency,
-        "amount": convert_cents(pool_cents, rate.rate),
+        "amount": amount,
         "pool_currency": table.progressive.currency,
         "pool_amount": pool_cents,
         "amount_eur": cents_text(pool_cents) if table.progressive.currency == "EUR" else None,
