@@ -27,9 +27,9 @@ from jackpots.tables.models import (
     TableRound,
     TableSeat,
 )
-from jackpots.tables.paytables import pay_table_change
 from jackpots.tables.rules import Hand
 from jackpots.tables.services import table_key_issue
+from jackpots.tables.services.paytables import pay_table_change
 
 
 class ReadOnlyMixin:

@@ -12,8 +12,8 @@ from django.test import Client
 from floor.roles import AUDITOR, FLOOR_MANAGER
 from jackpots.services.errors import EngineError
 from jackpots.tables.models import PayTable, PayTableChange
-from jackpots.tables.paytables import pay_table_change
 from jackpots.tables.seed import tables_seed
+from jackpots.tables.services.paytables import pay_table_change
 from tests.jackpots.table_factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db

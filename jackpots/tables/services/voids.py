@@ -1,0 +1,128 @@
+"""Voiding table rounds: the engine's hit void for the prizes a round took, a new division where other
+rounds share them, and a negative contribution for its bets, so ``jackpots_audit`` stays clean."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from django.db import transaction
+from django.utils import timezone
+
+from jackpots import publish
+from jackpots.models import Hit, LedgerEntry
+from jackpots.services import core
+from jackpots.services.errors import EngineError
+from jackpots.services.hits import hit_void
+from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
+from jackpots.tables.models import PrizeShare, Table, TableRound
+from jackpots.tables.round_input import RoundError
+from jackpots.tables.services.rounds import round_reference, shares_resplit
+
+
+def _contributions_reverse(
+    params: core.Params, state: core.State, round_: TableRound
+) -> tuple[core.State, core.Movement]:
+    """Takes the round's bets back out of the level by the carry rule: afterwards, what was added since
+    the cycle started is again floor(wagered x rate) of the bets that remain. Recorded as a negative
+    contribution so the audit's replay of the carry holds."""
+    wagered = round_.wagered_pool_cents
+    carry = state.carry_wagered_cents - wagered
+    added = state.carry_added_mc - core.share_mc(carry, params.rate)
+    reserved = state.carry_reserved_mc - core.share_mc(carry, params.reserve_rate)
+    from_overflow = min(state.overflow_mc, added)
+    new = dataclasses.replace(
+        state,
+        current_mc=state.current_mc - (added - from_overflow),
+        reserve_mc=state.reserve_mc - reserved,
+        overflow_mc=state.overflow_mc - from_overflow,
+        wagered_cents=state.wagered_cents - wagered,
+        seq=state.seq + 1,
+        carry_wagered_cents=carry,
+        carry_added_mc=state.carry_added_mc - added,
+        carry_reserved_mc=state.carry_reserved_mc - reserved,
+    )
+    return new, core.Movement(
+        current_delta_mc=-(added - from_overflow),
+        reserve_delta_mc=-reserved,
+        overflow_delta_mc=-from_overflow,
+        contributed_mc=-(added + reserved),
+        wagered_cents=-wagered,
+    )
+
+
+def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
+    """Voids a round: its prizes (the engine's hit void, or a new division when other rounds share the
+    prize), its contributions (a compensating ledger row), and its bets are refunded. Voiding a voided
+    round answers the same again."""
+    reason = (reason or "").strip() or "Round declared void at the table."
+    pay_table = table.progressive.pay_table
+    with transaction.atomic():
+        level = levels_lock([pay_table.level_id])[pay_table.level_id]
+        round_ = TableRound.objects.select_for_update().filter(table=table, round_id=round_id).first()
+        if round_ is None:
+            raise RoundError("round_not_found", f"Table {table.code} has no round {round_id}.", status=404)
+        if round_.state == TableRound.State.VOIDED:
+            return _void_answer(round_)
+        later = Hit.objects.filter(level=level, number__gt=round_.hit_number).exclude(state=Hit.State.VOIDED)
+        if later.exists():
+            raise RoundError(
+                "later_hit",
+                "A later prize on this progressive counted this round's bets: void that round first.",
+                status=409,
+            )
+        now = timezone.now()
+        shares = list(
+            PrizeShare.objects.filter(seats__round=round_, voided=False).distinct().order_by("-hit__number")
+        )
+        round_.state = TableRound.State.VOIDED
+        round_.voided_at, round_.voided_by, round_.void_reason = now, user, reason
+        round_.save(update_fields=["state", "voided_at", "voided_by", "void_reason"])
+        for share in shares:
+            if share.seats.filter(round__state=TableRound.State.RECORDED).exists():
+                shares_resplit(share, {})
+                continue
+            try:
+                hit_void(share.hit, user, f"{round_reference(table, round_id)}: {reason}")
+            except EngineError as error:
+                raise RoundError(error.code, error.message, status=409) from None
+            share.voided = True
+            share.save(update_fields=["voided"])
+        level.refresh_from_db()
+        params, state = level_params(level), level_state(level)
+        if round_.wagered_pool_cents:
+            if state.cycle != round_.cycle or state.carry_wagered_cents < round_.wagered_pool_cents:
+                # Only when this round's prize reset the level and other rounds still share it.
+                raise RoundError(
+                    "shared_award",
+                    "Rounds at other tables share the prize this round won: void them first.",
+                    status=409,
+                )
+            state, movement = _contributions_reverse(params, state, round_)
+            level_state_save(level, state)
+            # A negative contribution: the audit replays it with the carry rule like any other.
+            ledger_entry(
+                level,
+                LedgerEntry.Kind.CONTRIBUTION,
+                movement,
+                state,
+                at=now,
+                params=params,
+                reference=round_reference(table, round_id),
+            ).save()
+        level_ids = [level.id]
+        transaction.on_commit(lambda: publish.levels_changed(level_ids))
+        return _void_answer(round_)
+
+
+def _void_answer(round_: TableRound) -> dict:
+    return {
+        "round": round_.round_id,
+        "table": round_.table.code,
+        "state": round_.state,
+        "currency": round_.currency,
+        "refunds": [
+            {"seat": seat.seat, "jackpot_bet": seat.jackpot_bet_cents}
+            for seat in round_.seat_rows.order_by("seat")
+        ],
+        "reason": round_.void_reason,
+    }
