@@ -83,5 +83,13 @@ def percent_of_mc(amount_mc: int, percent: Decimal) -> int:
 
 def convert_cents(amount_cents: int, rate: Decimal) -> int:
     """``amount_cents * rate`` rounded down to the cent: the one rounding rule for every conversion, so
-    neither a bet nor a prize ever carries more money across than was there."""
-    return int((Decimal(amount_cents) * rate).to_integral_value(rounding=ROUND_FLOOR))
+    neither a bet nor a prize ever carries more money across than was there. Integer arithmetic on the
+    rate's exact fraction: no Decimal context rounding."""
+    num, den = rate.as_integer_ratio()
+    return amount_cents * num // den
+
+
+def convert_cents_back(amount_cents: int, rate: Decimal) -> int:
+    """``amount_cents / rate`` rounded down: a venue's bet in the progressive's currency."""
+    num, den = rate.as_integer_ratio()
+    return amount_cents * den // num

@@ -9,7 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from jackpots.tables.cards import card_parse
-from jackpots.tables.rules import Game, convert_cents, hand_of, percent_of_mc, split_by_weight
+from jackpots.tables.rules import (
+    Game,
+    convert_cents,
+    convert_cents_back,
+    hand_of,
+    percent_of_mc,
+    split_by_weight,
+)
 
 
 def cards(*codes: str) -> tuple[int, ...]:
@@ -65,3 +72,14 @@ def test_percent_and_conversion_round_down() -> None:
     assert percent_of_mc(1_234_567, Decimal("100")) == 1_234_567
     assert convert_cents(1000, Decimal("0.93710000")) == 937
     assert convert_cents(999, Decimal("1.06712")) == 1066
+    # Exact where a Decimal reciprocal would not be: 3 / 0.3 is 10, not 3 x 3.333... = 9.999...
+    assert convert_cents_back(3, Decimal("0.30000000")) == 10
+    assert convert_cents_back(1000, Decimal("0.93710000")) == 1067
+
+
+@given(st.integers(0, 10**9), st.decimals(min_value="0.00000001", max_value="1000", places=8))
+def test_conversions_never_create_money(cents: int, rate: Decimal) -> None:
+    there = convert_cents(cents, rate)
+    assert there <= cents * rate < there + 1
+    back = convert_cents_back(cents, rate)
+    assert back * rate <= cents < (back + 1) * rate

@@ -24,7 +24,14 @@ from jackpots.services.hits import award_record_locked
 from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
 from jackpots.tables.models import PayLine, PrizeShare, Table, TableKey, TableRound, TableSeat
 from jackpots.tables.round_input import BetRule, RoundError, RoundInput, round_parse
-from jackpots.tables.rules import HAND_ORDER, Game, convert_cents, hand_of, split_by_weight
+from jackpots.tables.rules import (
+    HAND_ORDER,
+    Game,
+    convert_cents,
+    convert_cents_back,
+    hand_of,
+    split_by_weight,
+)
 from jackpots.tables.selectors import cents_text, pay_lines, rate_find
 from jackpots.tables.services.paytables import pay_table_staged_apply
 
@@ -52,7 +59,7 @@ def round_reference(table: Table, round_id: str) -> str:
 
 def _pool_cents(bet_cents: int, rate: Decimal) -> int:
     """A bet in the venue's currency as cents of the progressive's (rounded down)."""
-    return convert_cents(bet_cents, Decimal(1) / rate) if rate != 1 else bet_cents
+    return convert_cents_back(bet_cents, rate)
 
 
 def shares_resplit(share: PrizeShare, rate_of: dict[int, Decimal]) -> None:
