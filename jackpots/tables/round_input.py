@@ -7,6 +7,7 @@ starts writing once this has passed, so a bad round changes nothing.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -17,6 +18,8 @@ from jackpots.tables.cards import CardError, cards_check_distinct, cards_parse
 from jackpots.tables.rules import CARDS_PER_SEAT, COMMUNITY_CARDS, Game
 
 ROUND_ID_MAX = 64
+# A round id travels in the void URL: letters, digits and . _ : - only.
+ROUND_ID = re.compile(r"[A-Za-z0-9._:-]+")
 
 
 class RoundError(Exception):
@@ -90,9 +93,10 @@ def round_parse(data: object, rule: BetRule, *, round_id: str | None = None) -> 
     if not isinstance(data, dict):
         raise RoundError("invalid_round", "The body must be a JSON object.")
     rid = data.get("round") if round_id is None else round_id
-    if not isinstance(rid, str) or not rid.strip() or len(rid) > ROUND_ID_MAX:
+    if not isinstance(rid, str) or len(rid) > ROUND_ID_MAX or not ROUND_ID.fullmatch(rid):
         raise RoundError(
-            "invalid_round", f"round must be a non-empty string of at most {ROUND_ID_MAX} characters."
+            "invalid_round",
+            f"round must be 1 to {ROUND_ID_MAX} letters, digits or . _ : - (it is part of the void URL).",
         )
     at_raw = data.get("at")
     at = parse_datetime(at_raw) if isinstance(at_raw, str) else None

@@ -82,6 +82,14 @@ def test_bad_rounds_are_refused_and_change_nothing(seats, community, code, detai
     assert (level_row(level), LedgerEntry.objects.count(), TableRound.objects.count()) == (before, ledger, 0)
 
 
+@pytest.mark.parametrize("round_id", ["", "a/b", "x" * 65, 42, "round 1"])
+def test_round_ids_that_could_not_be_voided_by_url_are_refused(round_id) -> None:
+    t = tables_ready()
+    response = t.post("NOG-CSP-1", dict(body("tmp", [seat(1, NOTHING)]), round=round_id))
+    assert (response.status_code, response.json()["error"]) == (400, "invalid_round")
+    assert TableRound.objects.count() == 0
+
+
 def test_holdem_checks_community_and_hole_cards() -> None:
     t = tables_ready()
     missing = t.post("VEN-CHE-1", body("H-1", [seat(1, "AS KS", 100)], community="2C 3C 4C"))

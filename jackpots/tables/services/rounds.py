@@ -94,6 +94,13 @@ def _open_share(level: Level, hand: str, at: datetime, window: timedelta) -> Pri
     )
 
 
+def _eur_text(pool_cents: int, pool_currency: str, venue_cents: int, venue_currency: str) -> str | None:
+    """The award in euros where one side is in euros (the pool's amount first), else None."""
+    if pool_currency == "EUR":
+        return cents_text(pool_cents)
+    return cents_text(venue_cents) if venue_currency == "EUR" else None
+
+
 def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
     pool_award = seat.share_cents + seat.fixed_cents
     contribution_cents = seat.contribution_mc // core.MC_PER_CENT
@@ -111,7 +118,7 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
         "award": {
             "amount": seat.award_cents,
             "currency": currency,
-            "amount_eur": cents_text(pool_award) if pool_currency == "EUR" else None,
+            "amount_eur": _eur_text(pool_award, pool_currency, seat.award_cents, currency),
             "pool_amount": pool_award,
             "share": seat.share_cents,
             "fixed": seat.fixed_cents,
