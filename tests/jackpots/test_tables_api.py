@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from jackpots.models import Hit, LedgerEntry
-from jackpots.services import hit_pay, hit_verify
+from jackpots.services import hit_pay, hit_verify, level_parameters_change, level_stopped_set
 from jackpots.tables.models import PrizeShare, TableKey, TableRound
 from tests.jackpots.table_factories import assert_conserved, body, seat, tables_ready
 
@@ -228,3 +228,19 @@ def test_a_paid_prize_cannot_be_voided() -> None:
     assert (response.status_code, response.json()["error"]) == (409, "hit_not_voidable")
     assert level_row(level) == before
     assert TableRound.objects.get(round_id="PAID").state == "recorded"
+
+
+def test_a_stopped_progressive_takes_no_rounds_and_its_rate_change_closes_earlier_voids() -> None:
+    t = tables_ready()
+    t.post("VEN-CHE-1", body("B-1", [seat(1, "KC KD", 500)], community="2C 5S 7D TH 3S"))
+    level = t.level("VEN-CHE-1")
+    level_stopped_set(level, None, True, "new rate from the gaming board")
+    refused = t.post("VEN-CHE-1", body("B-2", [seat(1, "KC KD", 500)], community="2C 5S 7D TH 3S"))
+    assert (refused.status_code, refused.json()["error"]) == (409, "progressive_stopped")
+    level_parameters_change(level, None, {"rate": "0.13"}, "new rate from the gaming board")
+    level_stopped_set(level, None, False, "back in play")
+    before = level_row(level)
+    response = t.void("VEN-CHE-1", "B-1")
+    assert (response.status_code, response.json()["error"]) == (409, "carry_restarted")
+    assert level_row(level) == before
+    assert_conserved(level)

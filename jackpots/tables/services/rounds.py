@@ -162,6 +162,12 @@ def round_record(table: Table, data: object, *, received_at: datetime | None = N
                         status=409,
                     )
                 return existing.response, False
+            if level.stopped:
+                raise RoundError(
+                    "progressive_stopped",
+                    f"The progressive of table {table.code} is stopped: no jackpot bets are taken.",
+                    status=409,
+                )
             answer = _round_write(table, pay_table, level, parsed, received_at or timezone.now())
     except IntegrityError:
         # A concurrent post of the same round won the race (only possible if it locked another level).

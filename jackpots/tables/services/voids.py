@@ -77,9 +77,11 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
         round_.state = TableRound.State.VOIDED
         round_.voided_at, round_.voided_by, round_.void_reason = now, user, reason
         round_.save(update_fields=["state", "voided_at", "voided_by", "void_reason"])
+        kept = False
         for share in shares:
             if share.seats.filter(round__state=TableRound.State.RECORDED).exists():
                 shares_resplit(share, {})
+                kept = True
                 continue
             try:
                 hit_void(share.hit, user, f"{round_reference(table, round_id)}: {reason}")
@@ -91,10 +93,16 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
         params, state = level_params(level), level_state(level)
         if round_.wagered_pool_cents:
             if state.cycle != round_.cycle or state.carry_wagered_cents < round_.wagered_pool_cents:
-                # Only when this round's prize reset the level and other rounds still share it.
+                if kept:  # this round's prize reset the level and other rounds still share it
+                    raise RoundError(
+                        "shared_award",
+                        "Rounds at other tables share the prize this round won: void them first.",
+                        status=409,
+                    )
+                # The carry base restarted since (a stopped level's parameters changed).
                 raise RoundError(
-                    "shared_award",
-                    "Rounds at other tables share the prize this round won: void them first.",
+                    "carry_restarted",
+                    "The level's parameters changed since this round: its bets can no longer be taken back.",
                     status=409,
                 )
             state, movement = _contributions_reverse(params, state, round_)
