@@ -122,17 +122,20 @@ def test_batches_equal_closed_form_of_the_raw_events(params, stream, batch_size)
     )
     progressive, machines = progressive_with_machines(3)
     level = level_create(progressive, name="Grand", position=1, params=params)
-    model = ModelLevel(params)
-    paid = []
     for kind, index, wager, _ in stream:
         if kind == "game":
             GameEventFactory(machine=machines[index], wager_cents=wager)
-            if wager >= params.min_wager_cents:
-                model.wager(wager)
         else:
             JackpotEventFactory(machine=machines[index], level_id=level.id, amount_cents=1)
-            paid.append(model.hit())
     assert contributions_apply(batch_size=batch_size) == len(stream)
+    # The independent computation, from the raw events as stored.
+    model = ModelLevel(params)
+    paid = []
+    for event in MachineEvent.objects.filter(machine__in=machines).order_by("id"):
+        if event.type == MachineEvent.Type.JACKPOT:
+            paid.append(model.hit())
+        elif event.wager_cents >= params.min_wager_cents:
+            model.wager(event.wager_cents)
     level.refresh_from_db()
     assert (level.current_mc, level.reserve_mc, level.overflow_mc) == (
         model.current,
