@@ -311,3 +311,14 @@ def test_a_void_puts_back_the_parameters_its_reset_applied(linked, people):
     assert (level.rate, level.cycle, level.current_mc) == (Decimal("0.01"), 1, 100_010_000)
     assert (change.state, change.applied_cycle) == (LevelChange.State.STAGED, None)
     assert jackpots_audit()[1] == []
+
+
+def test_voiding_a_fixed_prize_leaves_the_pool_alone(linked, people):
+    _, _, level = linked
+    level_wager_add(level.id, 10_000)
+    fixed = level_award(level.id, mode=AwardMode.FIXED, value=500, reference="flush")
+    assert [h.amount_cents for h in fixed.hits] == [500]
+    hit_void(fixed.hits[0], people[0], "misdealt hand")
+    level.refresh_from_db()
+    assert (level.current_mc, level.reserve_mc, level.total_won_cents) == (100_100_000, 20_000, 0)
+    assert jackpots_audit()[1] == []
