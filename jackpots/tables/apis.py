@@ -167,7 +167,17 @@ class TableRoundVoidApi(APIView):
             "compensating ledger entries. Voiding a voided round answers the same again."
         ),
         request=inline_serializer("TableVoidRequest", {"reason": serializers.CharField(required=False)}),
-        responses={200: OpenApiResponse(description="The refunds."), 404: OpenApiResponse(ErrorSerializer)},
+        responses={
+            200: OpenApiResponse(description="The refunds."),
+            400: OpenApiResponse(ErrorSerializer),
+            401: OpenApiResponse(ErrorSerializer),
+            403: OpenApiResponse(ErrorSerializer),
+            404: OpenApiResponse(ErrorSerializer, description="unknown_table, round_not_found."),
+            409: OpenApiResponse(
+                ErrorSerializer,
+                description="later_hit, shared_award, carry_restarted, hit_not_voidable: void in order.",
+            ),
+        },
     )
     def post(self, request: Request, code: str, round_id: str) -> HttpResponse:
         table = _authorized_table(request, code)
