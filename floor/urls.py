@@ -1,5 +1,13 @@
 from __future__ import annotations
 
-from django.urls import path  # noqa: F401 - routes are added by the features of this app
+from django.urls import path
 
-urlpatterns: list = []
+from floor.reports import views as reports
+
+app_name = "floor"
+
+urlpatterns = [
+    path("floor/reports/", reports.reports_index, name="reports"),
+    path("floor/reports/games/", reports.game_report_view, name="report-games"),
+    path("floor/reports/room-hours/", reports.room_hours_view, name="report-room-hours"),
+]
