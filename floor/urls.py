@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
+from floor.live import views as live
 from floor.reports import views as reports
 
 app_name = "floor"
@@ -10,4 +11,7 @@ urlpatterns = [
     path("floor/reports/", reports.reports_index, name="reports"),
     path("floor/reports/games/", reports.game_report_view, name="report-games"),
     path("floor/reports/room-hours/", reports.room_hours_view, name="report-room-hours"),
+    path("floor/machines/<str:asset>/", live.machine_panel_view, name="machine-panel"),
+    path("floor/<str:venue>/", live.venue_overview_view, name="venue"),
+    path("floor/<str:venue>/<int:room>/", live.floor_map_view, name="map"),
 ]
