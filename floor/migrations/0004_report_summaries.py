@@ -7,8 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('floor', '0002_initial'),
-        ('slots', '0002_report_summaries'),
+        ('floor', '0003_staff_roles'),
     ]
 
     operations = [
