@@ -135,11 +135,6 @@ class MachineHourStat(models.Model):
         indexes = [models.Index(fields=["business_date", "machine"], name="hourstat_day_machine")]
         verbose_name = _("machine hour")
         verbose_name_plural = _("machine hours")
-        permissions = [
-            ("view_reports", _("Can view the floor reports")),
-            ("view_floor_map", _("Can view the live floor map")),
-            ("import_inventory", _("Can import the machine inventory")),
-        ]
 
     def __str__(self) -> str:
         return f"{self.machine_id} {self.hour:%Y-%m-%d %H}h"
@@ -161,3 +156,25 @@ class ReportRefreshState(models.Model):
 
     def __str__(self) -> str:
         return f"refreshed {self.refreshed_at}"
+
+
+class Workspace(models.Model):
+    """No table: holds the permissions of the floor managers' workspace, granted to roles by floor.roles.
+
+    Codenames start with the verb, as floor.roles matches them by prefix.
+    """
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        verbose_name = _("workspace")
+        permissions = [
+            ("view_reports", _("Can view the floor reports")),
+            ("view_floor_map", _("Can view the live floor map")),
+            ("import_inventory", _("Can import the machine inventory")),
+            ("verify_hit", _("Can verify a hit")),
+            ("pay_hit", _("Can pay a verified hit")),
+            ("void_hit", _("Can void an unpaid hit")),
+            ("change_level_parameters", _("Can change a level's parameters")),
+            ("see_mystery_trigger", _("Can see mystery triggers")),
+        ]

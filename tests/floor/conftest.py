@@ -6,64 +6,17 @@ import hashlib
 from datetime import datetime
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
 from slots.models import MachineEvent, SlotMachine
-
-ROLE_PERMISSIONS = {
-    "Floor manager": [
-        "floor.view_reports",
-        "floor.view_floor_map",
-        "floor.import_inventory",
-        "slots.view_slotmachine",
-        "slots.add_slotmachine",
-        "slots.change_slotmachine",
-        "jackpots.view_hit",
-        "jackpots.change_hit",
-        "jackpots.verify_hit",
-        "jackpots.pay_hit",
-        "jackpots.void_hit",
-        "jackpots.view_level",
-        "jackpots.change_level",
-        "jackpots.view_progressive",
-    ],
-    "Slot attendant": [
-        "floor.view_floor_map",
-        "slots.view_slotmachine",
-        "jackpots.view_hit",
-        "jackpots.change_hit",
-        "jackpots.verify_hit",
-        "jackpots.view_level",
-        "jackpots.view_progressive",
-    ],
-    "Auditor": [
-        "floor.view_reports",
-        "floor.view_floor_map",
-        "slots.view_slotmachine",
-        "jackpots.view_hit",
-        "jackpots.view_level",
-        "jackpots.view_progressive",
-        "jackpots.view_mystery_trigger",
-    ],
-}
-
-
-def _group(name: str) -> Group:
-    """The role group; the role mapping of the project is used when present, this list otherwise."""
-    group, _ = Group.objects.get_or_create(name=name)
-    for dotted in ROLE_PERMISSIONS[name]:
-        app_label, codename = dotted.split(".")
-        permission = Permission.objects.filter(content_type__app_label=app_label, codename=codename).first()
-        if permission is not None:
-            group.permissions.add(permission)
-    return group
 
 
 def _staff(username: str, role: str | None) -> User:
     user = User.objects.create_user(username, password="pw-" + username, is_staff=True)
     if role:
-        user.groups.add(_group(role))
+        # The groups and their permissions come from floor.roles, applied after migrate.
+        user.groups.add(Group.objects.get(name=role))
     return user
 
 
