@@ -178,3 +178,6 @@ class Workspace(models.Model):
             ("change_level_parameters", _("Can change a level's parameters")),
             ("see_mystery_trigger", _("Can see mystery triggers")),
         ]
+
+    def __str__(self) -> str:
+        return str(self._meta.verbose_name)

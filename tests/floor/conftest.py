@@ -5,44 +5,12 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime
 
-import pytest
-from django.contrib.auth.models import Group, User
 from django.utils import timezone
 
 from slots.models import MachineEvent, SlotMachine
+from tests.floor.staff import attendant, auditor, manager, manager2, plain_staff
 
-
-def _staff(username: str, role: str | None) -> User:
-    user = User.objects.create_user(username, password="pw-" + username, is_staff=True)
-    if role:
-        # The groups and their permissions come from floor.roles, applied after migrate.
-        user.groups.add(Group.objects.get(name=role))
-    return user
-
-
-@pytest.fixture
-def manager(db) -> User:
-    return _staff("manager", "Floor manager")
-
-
-@pytest.fixture
-def manager2(db) -> User:
-    return _staff("manager2", "Floor manager")
-
-
-@pytest.fixture
-def attendant(db) -> User:
-    return _staff("attendant", "Slot attendant")
-
-
-@pytest.fixture
-def auditor(db) -> User:
-    return _staff("auditor", "Auditor")
-
-
-@pytest.fixture
-def plain_staff(db) -> User:
-    return _staff("clerk", None)
+__all__ = ["attendant", "auditor", "game_event", "manager", "manager2", "plain_staff"]
 
 
 def game_event(machine: SlotMachine, seq: int, at: datetime, wager: int, win: int) -> MachineEvent:
