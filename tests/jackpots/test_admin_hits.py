@@ -12,7 +12,6 @@ from jackpots import services
 from jackpots.models import Hit
 from jackpots.services import level_hit
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory, VenueFactory
-from tests.floor.staff import attendant, auditor, manager, manager2, plain_staff  # noqa: F401
 from tests.jackpots.conftest import level_seeded
 
 CHANGELIST = reverse("admin:jackpots_hit_changelist")

@@ -13,7 +13,6 @@ from jackpots.admin.common import eur_mc
 from jackpots.models import LevelChange
 from jackpots.services import level_hit
 from tests.factories import ProgressiveFactory, SlotMachineFactory
-from tests.floor.staff import attendant, auditor, manager, plain_staff  # noqa: F401
 from tests.jackpots.conftest import level_seeded
 
 
