@@ -54,7 +54,9 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("jackpots", "*", VIEW),
     ],
     SLOT_ATTENDANT: [
-        Rule("floor", "*", VIEW, exclude=("staffprofile", _WORKSPACE)),
+        Rule(
+            "floor", "*", VIEW, exclude=("staffprofile", _WORKSPACE, "machinehourstat", "reportrefreshstate")
+        ),
         # The live map and the hits queue; an attendant verifies, a floor manager pays and voids (rule 8).
         Rule("floor", _WORKSPACE, ("view_floor", "verify")),
         Rule("slots", "*", VIEW),

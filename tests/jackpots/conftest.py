@@ -35,5 +35,6 @@ def linked(db):
     level = level_seeded(progressive=progressive, rate=Decimal("0.01"), reserve_rate=Decimal("0.002"))
     return progressive, machines, level
 
+
 # Staff in each role, for the admin tests (the same fixtures as the floor's).
 from tests.floor.staff import attendant, auditor, manager, manager2, plain_staff  # noqa: E402, F401
