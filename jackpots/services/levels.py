@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 
+from django.utils import timezone
+
 from jackpots.models import LedgerEntry, Level
 from jackpots.services import core
 
@@ -103,3 +105,38 @@ def snapshot_params(data: dict) -> core.Params:
 
 def snapshot_state(data: dict) -> core.State:
     return core.State(**data["state"])
+
+
+def level_create(
+    progressive,
+    *,
+    name: str,
+    position: int,
+    params: core.Params,
+    opening_mc: int | None = None,
+    at: datetime | None = None,
+) -> Level:
+    """A new level, seeded with its reset value (or an opening amount carried over from a previous
+    system, at least the reset value) and its first mystery trigger; the seed is the ledger's first row."""
+    level = Level(progressive=progressive, name=name, position=position, current_mc=0)
+    for name_ in PARAM_FIELDS:
+        setattr(level, name_, getattr(params, name_))
+    state, movement = core.seed(params, trigger_draw(params))
+    if opening_mc is not None and opening_mc > params.reset_mc:
+        extra = opening_mc - params.reset_mc
+        state = dataclasses.replace(state, current_mc=opening_mc)
+        movement = dataclasses.replace(
+            movement, current_delta_mc=opening_mc, seeded_mc=movement.seeded_mc + extra
+        )
+    level_state_set(level, state)
+    level.save()
+    ledger_entry(
+        level,
+        LedgerEntry.Kind.SEED,
+        movement,
+        state,
+        at=at or timezone.now(),
+        params=params,
+        reference="opening",
+    ).save()
+    return level
