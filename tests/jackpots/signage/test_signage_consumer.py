@@ -16,7 +16,7 @@ from floor.credentials import screen_token_revoke
 from jackpots import publish
 from jackpots.models import Hit, Level
 from slots.models import MachineEvent, SlotMachine
-from tests.jackpots.conftest import ORIGIN, SignSetup
+from tests.jackpots.signage.conftest import ORIGIN, SignSetup
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
