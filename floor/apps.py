@@ -1,6 +1,12 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class FloorConfig(AppConfig):
     name = "floor"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from floor.roles import roles_post_migrate
+
+        post_migrate.connect(roles_post_migrate, dispatch_uid="floor.roles_post_migrate")

@@ -89,7 +89,7 @@ class Migration(migrations.Migration):
                 ('at', models.DateTimeField(help_text='When the machine says it happened.')),
                 ('received_at', models.DateTimeField()),
                 ('digest', models.CharField(max_length=40)),
-                ('payload', models.JSONField(help_text="The event's own fields beyond machine/seq/type/at, as posted.")),
+                ('payload', models.JSONField(help_text='The fields beyond machine/seq/type/at, as posted.')),
                 ('wager_cents', models.BigIntegerField(null=True)),
                 ('win_cents', models.BigIntegerField(null=True)),
                 ('bank_id', models.BigIntegerField(null=True)),

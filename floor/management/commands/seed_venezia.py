@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from floor.seed import floor_seed, screens_seed
@@ -21,6 +21,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, machines_per_room: int | None, **options) -> None:
+        if machines_per_room is not None and machines_per_room < 0:
+            raise CommandError("--machines-per-room must be zero or more.")
         with transaction.atomic():
             floor_seed(machines_per_room=machines_per_room)
             progressives_seed()

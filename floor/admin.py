@@ -1,0 +1,115 @@
+"""The floor managers' admin: venues, rooms, banks, signage screens and staff languages."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+
+from floor.admin_keys import issued_title, keys_issued_response
+from floor.models import Bank, Room, SignageScreen, StaffProfile, Venue
+from floor.services import gateway_key_issue, screen_tokens_issue
+
+
+class RoomInline(admin.TabularInline):
+    model = Room
+    extra = 0
+    fields = ("number", "name", "grid_columns", "grid_rows")
+    show_change_link = True
+
+
+@admin.register(Venue)
+class VenueAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "address", "time_zone", "currency", "handpay_threshold_cents")
+    search_fields = ("code", "name")
+    inlines = (RoomInline,)
+    actions = ("issue_gateway_key",)
+
+    @admin.action(description=_("Issue a new gateway key"), permissions=["issue_key"])
+    def issue_gateway_key(self, request: HttpRequest, queryset: QuerySet[Venue]):
+        issued = []
+        for venue in queryset:
+            _key, key = gateway_key_issue(venue, created_by=request.user)
+            issued.append((str(venue), key))
+        return keys_issued_response(request, self, issued_title(len(issued)), issued)
+
+    def has_issue_key_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("slots.add_gatewaykey")
+
+
+@admin.register(Room)
+class RoomAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "venue", "number", "name", "machine_count", "grid_columns", "grid_rows")
+    list_filter = ("venue",)
+    search_fields = ("name", "venue__code", "venue__name")
+    list_select_related = ("venue",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
+        return super().get_queryset(request).annotate(machine_total=Count("machines"))
+
+    @admin.display(description=_("machines"), ordering="machine_total")
+    def machine_count(self, room: Room) -> int:
+        return room.machine_total
+
+
+@admin.register(Bank)
+class BankAdmin(admin.ModelAdmin):
+    list_display = ("code", "name", "room", "machine_count")
+    list_filter = ("room__venue", "room")
+    search_fields = ("code", "name", "room__name", "room__venue__code")
+    list_select_related = ("room__venue",)
+    autocomplete_fields = ("room",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Bank]:
+        return super().get_queryset(request).annotate(machine_total=Count("machines"))
+
+    @admin.display(description=_("machines"), ordering="machine_total")
+    def machine_count(self, bank: Bank) -> int:
+        return bank.machine_total
+
+
+@admin.register(SignageScreen)
+class SignageScreenAdmin(admin.ModelAdmin):
+    list_display = ("slug", "name", "venue", "room", "token_prefix", "token_issued_at", "token_last_used_at")
+    list_filter = ("venue", "room")
+    search_fields = ("slug", "name")
+    list_select_related = ("venue", "room__venue")
+    filter_horizontal = ("progressives",)
+    readonly_fields = ("token_prefix", "token_issued_at", "token_last_used_at")
+    actions = ("issue_token",)
+
+    @admin.action(description=_("Issue a new token (the old one stops working)"), permissions=["issue_token"])
+    def issue_token(self, request: HttpRequest, queryset: QuerySet[SignageScreen]):
+        issued = [(screen.slug, token) for screen, token in screen_tokens_issue(queryset)]
+        return keys_issued_response(request, self, issued_title(len(issued)), issued)
+
+    def has_issue_token_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("floor.change_signagescreen")
+
+    def save_model(self, request: HttpRequest, obj: SignageScreen, form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if not change:
+            messages.info(request, _("Use the action “Issue a new token” to give this screen its token."))
+
+
+class StaffProfileInline(admin.StackedInline):
+    model = StaffProfile
+    can_delete = False
+    extra = 1
+    max_num = 1
+    verbose_name_plural = _("language of the admin")
+
+
+User = get_user_model()
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+
+
+@admin.register(User)
+class StaffUserAdmin(UserAdmin):
+    """Django's user admin with the staff member's language."""
+
+    inlines = (*UserAdmin.inlines, StaffProfileInline)

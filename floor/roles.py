@@ -1,0 +1,101 @@
+"""The staff roles and what each may do: the one place where the role → permission mapping lives.
+
+The groups are created by a data migration (floor 0003) and their permissions are (re)applied after every
+``migrate`` by ``roles_apply`` (a post_migrate handler), so a model added later by any app is covered as
+soon as its rule is listed here. Applying is idempotent: a group ends up with exactly the permissions its
+rules give, so a permission removed from a rule is also removed from the group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.apps import apps as global_apps
+from django.db.models import Q
+
+FLOOR_MANAGER = "Floor manager"
+SLOT_ATTENDANT = "Slot attendant"
+AUDITOR = "Auditor"
+ROLES = (FLOOR_MANAGER, SLOT_ATTENDANT, AUDITOR)
+
+VIEW = ("view",)
+EDIT = ("view", "add", "change", "delete")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Grants ``actions`` (view/add/change/delete or a custom codename prefix) on models of an app.
+
+    ``model`` is a model name in lower case, or "*" for every model of the app; ``app_label`` "*" means
+    every installed app. ``exclude`` names models the rule does not cover.
+    """
+
+    app_label: str
+    model: str
+    actions: tuple[str, ...]
+    exclude: tuple[str, ...] = ()
+
+
+# Raw machine events are the source of truth for every amount: nobody edits them through the admin.
+_SLOTS_READ_ONLY = ("machineevent",)
+
+ROLE_RULES: dict[str, list[Rule]] = {
+    FLOOR_MANAGER: [
+        Rule("floor", "*", EDIT, exclude=("staffprofile",)),
+        Rule("floor", "staffprofile", VIEW),
+        Rule("slots", "*", EDIT, exclude=_SLOTS_READ_ONLY),
+        Rule("slots", "machineevent", VIEW),
+        Rule("jackpots", "*", VIEW),
+    ],
+    SLOT_ATTENDANT: [
+        Rule("floor", "*", VIEW, exclude=("staffprofile",)),
+        Rule("slots", "*", VIEW),
+    ],
+    # Reads everything, edits nothing.
+    AUDITOR: [
+        Rule("*", "*", VIEW),
+    ],
+}
+
+
+def _rule_filter(rule: Rule) -> Q:
+    codenames = Q()
+    for action in rule.actions:
+        codenames |= Q(codename__startswith=f"{action}_")
+    query = codenames
+    if rule.app_label != "*":
+        query &= Q(content_type__app_label=rule.app_label)
+    if rule.model != "*":
+        query &= Q(content_type__model=rule.model)
+    if rule.exclude:
+        query &= ~Q(content_type__model__in=rule.exclude)
+    return query
+
+
+def role_permission_ids(role: str, *, apps=global_apps, using: str = "default") -> set[int]:
+    Permission = apps.get_model("auth", "Permission")
+    ids: set[int] = set()
+    for rule in ROLE_RULES[role]:
+        ids.update(Permission.objects.using(using).filter(_rule_filter(rule)).values_list("id", flat=True))
+    return ids
+
+
+def roles_apply(*, apps=global_apps, using: str = "default") -> None:
+    """Creates the role groups if missing and gives each exactly the permissions of its rules."""
+    Group = apps.get_model("auth", "Group")
+    for role in ROLES:
+        group, _created = Group.objects.using(using).get_or_create(name=role)
+        wanted = role_permission_ids(role, apps=apps, using=using)
+        current = set(group.permissions.values_list("id", flat=True))
+        if wanted != current:
+            group.permissions.set(wanted)
+
+
+def roles_post_migrate(sender, *, apps=global_apps, using: str = "default", **kwargs) -> None:
+    """post_migrate runs once per app and permissions are created app by app, so re-apply every time:
+    the last call sees every app's permissions. Nothing is written when nothing changed."""
+    try:
+        apps.get_model("auth", "Group")
+    except LookupError:  # auth not migrated in this state
+        return
+    roles_apply(apps=apps, using=using)
