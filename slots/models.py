@@ -44,6 +44,8 @@ class SlotMachine(models.Model):
     powered = models.BooleanField(_("power on"), default=True)
     last_seen = models.DateTimeField(_("last seen"), null=True, blank=True)
     last_game_at = models.DateTimeField(_("last game at"), null=True, blank=True)
+    # Seq of the status event the flags above come from: a late, older status does not overwrite them.
+    status_seq = models.BigIntegerField(_("status event seq"), null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["asset_number"]
@@ -150,3 +152,98 @@ class MachineEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.machine_id}#{self.seq} {self.get_type_display()}"
+
+
+class MachineMeter(models.Model):
+    """The last cumulative value of one meter of a machine: the baseline the next snapshot is compared to."""
+
+    machine = models.ForeignKey(
+        SlotMachine, on_delete=models.CASCADE, related_name="meters", verbose_name=_("machine")
+    )
+    name = models.CharField(_("meter"), max_length=32)
+    value = models.BigIntegerField(_("last value"))
+    # The seq of the snapshot that set the value: an older snapshot arriving late does not move it back.
+    seq = models.BigIntegerField(_("snapshot seq"))
+    at = models.DateTimeField(_("snapshot at"))
+    # Sum of the deltas since the machine was first seen (or since its last memory reset).
+    total = models.BigIntegerField(_("total since baseline"), default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["machine", "name"], name="meter_unique_machine_name")]
+        ordering = ["machine_id", "name"]
+        verbose_name = _("machine meter")
+        verbose_name_plural = _("machine meters")
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.name}={self.value}"
+
+
+class MeterDelta(models.Model):
+    """The increment of one meter between two snapshots of a machine, never negative."""
+
+    class Kind(models.TextChoices):
+        BASELINE = "baseline", _("Baseline")
+        INCREMENT = "increment", _("Increment")
+        ROLLOVER = "rollover", _("Rollover")
+        MEMORY_RESET = "memory_reset", _("Memory reset")
+
+    event = models.ForeignKey(MachineEvent, on_delete=models.CASCADE, related_name="meter_deltas")
+    machine = models.ForeignKey(SlotMachine, on_delete=models.CASCADE, related_name="meter_deltas")
+    name = models.CharField(_("meter"), max_length=32)
+    value = models.BigIntegerField(_("snapshot value"))
+    delta = models.BigIntegerField(_("delta"))
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    at = models.DateTimeField(_("at"))
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["event", "name"], name="meterdelta_unique_event_name"),
+            models.CheckConstraint(condition=models.Q(delta__gte=0), name="meterdelta_delta_not_negative"),
+        ]
+        indexes = [models.Index(fields=["machine", "name", "at"], name="meterdelta_machine_name_at")]
+        verbose_name = _("meter delta")
+        verbose_name_plural = _("meter deltas")
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.name} +{self.delta}"
+
+
+class MachineAlert(models.Model):
+    """For the floor: a machine's memory was reset, or it reused a seq for other content."""
+
+    class Kind(models.TextChoices):
+        MEMORY_RESET = "memory_reset", _("Memory reset")
+        SEQ_CONFLICT = "seq_conflict", _("Sequence conflict")
+
+    machine = models.ForeignKey(
+        SlotMachine, on_delete=models.CASCADE, related_name="alerts", verbose_name=_("machine")
+    )
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    seq = models.BigIntegerField(_("event seq"))
+    at = models.DateTimeField(_("raised at"))
+    detail = models.TextField(_("detail"))
+    payload = models.JSONField(_("payload"), default=dict, blank=True)
+    acknowledged_at = models.DateTimeField(_("acknowledged at"), null=True, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("acknowledged by"),
+    )
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [
+            models.Index(
+                fields=["machine", "at"],
+                condition=models.Q(acknowledged_at__isnull=True),
+                name="alert_open_machine_at",
+            )
+        ]
+        verbose_name = _("machine alert")
+        verbose_name_plural = _("machine alerts")
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.kind} #{self.seq}"

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
-from django.urls import path  # noqa: F401 - routes are added by the features of this app
+from django.urls import path
 
-urlpatterns: list = []
+from slots.apis import EventsApi
+
+urlpatterns = [
+    path("events", EventsApi.as_view(), name="events"),
+]

@@ -1,0 +1,154 @@
+"""POST /api/v1/events: thin. Size limit, key, decoding, then one service call.
+
+The response is written with orjson straight into an HttpResponse: the per-event work is in
+slots.services, and a DRF serializer per event would cost more than storing it.
+"""
+
+from __future__ import annotations
+
+import orjson
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from slots.apis_schema import (
+    EVENTS_DESCRIPTION,
+    EventsRequestSerializer,
+    EventsResultSerializer,
+    RequestErrorSerializer,
+    request_error_examples,
+)
+from slots.services.auth import principal_authenticate
+from slots.services.errors import REQUEST_ERRORS, RequestRefused
+from slots.services.ingest import event_batch_ingest
+from slots.services.parsing import events_decode
+
+
+class EventKeyAuthentication(BaseAuthentication):
+    """Authorization: Bearer <machine or gateway key>; the principal is the request's ``auth``."""
+
+    def authenticate(self, request: Request) -> tuple[None, object]:
+        return None, principal_authenticate(request.META.get("HTTP_AUTHORIZATION"))
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="events"'
+
+
+def _json(status: int, content: dict) -> HttpResponse:
+    return HttpResponse(orjson.dumps(content), status=status, content_type="application/json")
+
+
+def body_read(request: HttpRequest) -> bytes:
+    """The body, refused with 413 past DATA_UPLOAD_MAX_MEMORY_SIZE by its declared length or, when the
+    declared length is missing or wrong, by what actually arrives (at most one byte more is read)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        raise RequestRefused(413, "body_too_large")
+    body = request.read(limit + 1)
+    if len(body) > limit:
+        raise RequestRefused(413, "body_too_large")
+    return body
+
+
+class EventsApi(APIView):
+    authentication_classes = [EventKeyAuthentication]
+    permission_classes: list = []
+    # Declared for the schema only: the view reads the raw body itself (orjson, size limit).
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        operation_id="events_create",
+        summary="Post machine events",
+        description=EVENTS_DESCRIPTION,
+        request=EventsRequestSerializer,
+        responses={
+            200: OpenApiResponse(
+                EventsResultSerializer,
+                description="Every event's fate: accepted, duplicate or rejected with a code.",
+            ),
+            400: OpenApiResponse(
+                RequestErrorSerializer,
+                description="The request is refused whole: invalid_json, invalid_body or too_many_events.",
+                examples=request_error_examples("invalid_json", "invalid_body", "too_many_events"),
+            ),
+            401: OpenApiResponse(
+                RequestErrorSerializer,
+                description="No key (missing_key), or an unknown or revoked key (invalid_key).",
+                examples=request_error_examples("missing_key", "invalid_key"),
+            ),
+            413: OpenApiResponse(
+                RequestErrorSerializer,
+                description="The body is larger than 1 MiB (body_too_large).",
+                examples=request_error_examples("body_too_large"),
+            ),
+        },
+        examples=[
+            OpenApiExample(
+                "A game and a status",
+                request_only=True,
+                value={
+                    "events": [
+                        {
+                            "machine": "NOG-0101",
+                            "seq": 1042,
+                            "at": "2026-11-21T18:03:05.120Z",
+                            "type": "game",
+                            "wager": 450,
+                            "win": 0,
+                        },
+                        {
+                            "machine": "NOG-0101",
+                            "seq": 1045,
+                            "at": "2026-11-21T18:03:10.000Z",
+                            "type": "status",
+                            "status": "door_open",
+                        },
+                    ]
+                },
+            ),
+            OpenApiExample(
+                "One rejected",
+                response_only=True,
+                status_codes=["200"],
+                value={
+                    "accepted": 3,
+                    "duplicates": 1,
+                    "rejected": [
+                        {"index": 2, "error": "unknown_meter", "detail": "'coins' is not a known meter."}
+                    ],
+                },
+            ),
+        ],
+    )
+    def post(self, request: Request) -> HttpResponse:
+        events = events_decode(body_read(request._request))
+        result = event_batch_ingest(events, principal=request.auth)
+        return _json(200, result.as_dict())
+
+    def initial(self, request: Request, *args, **kwargs) -> None:
+        # A body that is too large is refused before the key is looked up.
+        if request.method == "POST":
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            declared = request.META.get("CONTENT_LENGTH") or "0"
+            if declared.isdigit() and int(declared) > limit:
+                raise RequestRefused(413, "body_too_large")
+        super().initial(request, *args, **kwargs)
+
+    def handle_exception(self, exc: Exception) -> HttpResponse:
+        if isinstance(exc, RequestRefused):
+            response = _json(exc.status, exc.as_dict())
+            if exc.status == 401:
+                response["WWW-Authenticate"] = 'Bearer realm="events"'
+            return response
+        if isinstance(exc, exceptions.MethodNotAllowed):
+            return _json(405, {"error": "method_not_allowed", "detail": REQUEST_ERRORS["method_not_allowed"]})
+        return super().handle_exception(exc)

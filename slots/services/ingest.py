@@ -1,0 +1,155 @@
+"""event_batch_ingest: one request's events validated, deduplicated and stored in one transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from jackpots.tasks import contributions_apply_task
+from slots import selectors
+from slots.models import MachineAlert, MachineEvent
+from slots.services.machines import machines_touch
+from slots.services.meters import meters_apply
+from slots.services.parsing import (
+    EventRejected,
+    ParsedEvent,
+    Principal,
+    event_parse,
+    latest_allowed_at,
+)
+from slots.services.storage import events_store
+
+
+@dataclass(slots=True)
+class IngestResult:
+    accepted: int = 0
+    duplicates: int = 0
+    rejected: list[dict] = field(default_factory=list)
+    memory_resets: int = 0
+
+    def as_dict(self) -> dict:
+        return {"accepted": self.accepted, "duplicates": self.duplicates, "rejected": self.rejected}
+
+
+def event_batch_ingest(events: list, *, principal: Principal, now: datetime | None = None) -> IngestResult:
+    """Stores the valid events of ``events`` once each and reports every event's fate.
+
+    An event is accepted (stored now), a duplicate (stored before with the same content; changes nothing)
+    or rejected with a code (changes nothing, except that a seq conflict is recorded for the floor).
+    After the commit, if game or jackpot events were stored, the engine is asked to apply them: once
+    per request at most.
+    """
+    now = now or timezone.now()
+    result = IngestResult()
+    machines = selectors.machines_by_asset(
+        {raw["machine"] for raw in events if isinstance(raw, dict) and isinstance(raw.get("machine"), str)}
+    )
+    latest_allowed = latest_allowed_at(now, settings.EVENT_MAX_FUTURE_SECONDS)
+    parsed: list[ParsedEvent] = []
+    for index, raw in enumerate(events):
+        try:
+            parsed.append(
+                event_parse(index, raw, machines=machines, principal=principal, latest_allowed=latest_allowed)
+            )
+        except EventRejected as rejection:
+            result.rejected.append({"index": index, "error": rejection.code, "detail": rejection.detail})
+    parsed = _levels_check(parsed, result)
+    unique, conflicts = _batch_dedupe(parsed, result)
+    if unique:
+        with transaction.atomic():
+            inserted, existing = events_store(unique, received_at=now)
+            for event in unique:
+                if event.stored_id is not None:
+                    continue
+                if existing.get(event.key) == event.digest:
+                    result.duplicates += 1
+                else:
+                    conflicts.append(event)
+            if inserted:
+                has_meters = any(event.type == MachineEvent.Type.METERS for event in inserted)
+                machines_touch(inserted, now=now, lock_all=has_meters)
+                if has_meters:
+                    result.memory_resets = meters_apply(
+                        [event for event in inserted if event.type == MachineEvent.Type.METERS], now=now
+                    )
+            _conflicts_record(conflicts, result, now)
+            result.accepted = len(inserted)
+            if any(event.pending for event in inserted):
+                transaction.on_commit(_engine_notify)
+    elif conflicts:
+        _conflicts_record(conflicts, result, now)
+    result.rejected.sort(key=lambda item: item["index"])
+    return result
+
+
+def _levels_check(parsed: list[ParsedEvent], result: IngestResult) -> list[ParsedEvent]:
+    """Rejects jackpot events for a level the machine does not play (one query for the batch)."""
+    pairs = {(event.machine.id, event.level) for event in parsed if event.type == MachineEvent.Type.JACKPOT}
+    if not pairs:
+        return parsed
+    played = selectors.levels_played(pairs)
+    kept = []
+    for event in parsed:
+        if event.type == MachineEvent.Type.JACKPOT and (event.machine.id, event.level) not in played:
+            result.rejected.append(
+                {
+                    "index": event.index,
+                    "error": "level_not_played",
+                    "detail": f"{event.machine.asset_number} does not play level {event.level}.",
+                }
+            )
+        else:
+            kept.append(event)
+    return kept
+
+
+def _batch_dedupe(
+    parsed: list[ParsedEvent], result: IngestResult
+) -> tuple[list[ParsedEvent], list[ParsedEvent]]:
+    """The first event of each (machine, seq) in the batch; a repeat is a duplicate or a conflict."""
+    first: dict[tuple[int, int], ParsedEvent] = {}
+    conflicts: list[ParsedEvent] = []
+    for event in parsed:
+        seen = first.get(event.key)
+        if seen is None:
+            first[event.key] = event
+        elif seen.digest == event.digest:
+            result.duplicates += 1
+        else:
+            conflicts.append(event)
+    return list(first.values()), conflicts
+
+
+def _conflicts_record(conflicts: list[ParsedEvent], result: IngestResult, now: datetime) -> None:
+    if not conflicts:
+        return
+    alerts = []
+    for event in conflicts:
+        detail = _conflict_detail(event)
+        result.rejected.append({"index": event.index, "error": "seq_conflict", "detail": detail})
+        alerts.append(
+            MachineAlert(
+                machine_id=event.machine.id,
+                kind=MachineAlert.Kind.SEQ_CONFLICT,
+                seq=event.seq,
+                at=now,
+                detail=detail,
+                payload={"type": event.type, "at": event.at.isoformat(), **event.payload},
+            )
+        )
+    MachineAlert.objects.bulk_create(alerts)
+
+
+def _conflict_detail(event: ParsedEvent) -> str:
+    return (
+        f"{event.machine.asset_number} already sent seq {event.seq} with different content; "
+        "the first one is kept and the floor is alerted."
+    )
+
+
+def _engine_notify() -> None:
+    contributions_apply_task.delay()

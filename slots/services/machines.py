@@ -1,0 +1,94 @@
+"""What events do to their machines: last seen, last game, condition flags, back in service; and the
+beat job that takes silent machines offline."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import Case, F, Q, Value, When
+from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
+
+from slots.models import MachineEvent, SlotMachine
+from slots.services.parsing import ParsedEvent
+from slots.services.vocabulary import STATUS_CLEARS_TILT, STATUS_FLAGS
+
+_FLAGS = ("door_open", "tilted", "handpay_locked", "powered")
+
+
+def machines_touch(events: list[ParsedEvent], *, now: datetime, lock_all: bool) -> None:
+    """Moves last_seen (and last_game_at for games) of every machine with accepted events, once per
+    machine, and brings offline machines back in service; applies status events to the flags.
+
+    Rows are locked in primary-key order first whenever two requests could otherwise lock the same
+    machines in different orders (several machines in the batch) or when the caller needs the rows
+    locked for the rest of the transaction (``lock_all``: meters, status).
+    """
+    machine_ids = sorted({event.machine.id for event in events})
+    statuses: dict[int, list[ParsedEvent]] = defaultdict(list)
+    last_game: dict[int, datetime] = {}
+    for event in events:
+        if event.type == MachineEvent.Type.GAME:
+            machine_id = event.machine.id
+            if machine_id not in last_game or event.at > last_game[machine_id]:
+                last_game[machine_id] = event.at
+        elif event.type == MachineEvent.Type.STATUS:
+            statuses[event.machine.id].append(event)
+    current: dict[int, dict] = {}
+    if lock_all or statuses or len(machine_ids) > 1:
+        rows = (
+            SlotMachine.objects.select_for_update(no_key=connection.features.has_select_for_no_key_update)
+            .filter(id__in=machine_ids)
+            .order_by("id")
+            .values("id", "status_seq", *_FLAGS)
+        )
+        current = {row["id"]: row for row in rows}
+    updates: dict = {
+        "last_seen": Greatest(Coalesce(F("last_seen"), Value(now)), Value(now)),
+        # An out-of-service machine stays so: only offline comes back with an event.
+        "status": Case(
+            When(status=SlotMachine.Status.OFFLINE, then=Value(SlotMachine.Status.IN_SERVICE)),
+            default=F("status"),
+        ),
+    }
+    if last_game:
+        game_at = Case(*(When(id=pk, then=Value(at)) for pk, at in last_game.items()), default=None)
+        updates["last_game_at"] = Case(
+            When(Q(id__in=list(last_game)), then=Greatest(Coalesce(F("last_game_at"), game_at), game_at)),
+            default=F("last_game_at"),
+        )
+    SlotMachine.objects.filter(id__in=machine_ids).update(**updates)
+    for machine_id, status_events in statuses.items():
+        flags = _flags_after(current[machine_id], status_events)
+        if flags:
+            SlotMachine.objects.filter(id=machine_id).update(**flags)
+
+
+def _flags_after(row: dict, events: list[ParsedEvent]) -> dict:
+    """The flag values after the status events newer than the last one applied, in seq order."""
+    applied_seq = row["status_seq"] or 0
+    newer = sorted((event for event in events if event.seq > applied_seq), key=lambda event: event.seq)
+    if not newer:
+        return {}
+    flags = {name: row[name] for name in _FLAGS}
+    for event in newer:
+        flag, value = STATUS_FLAGS[event.status]
+        flags[flag] = value
+        if event.status == STATUS_CLEARS_TILT:
+            flags["tilted"] = False
+    flags["status_seq"] = newer[-1].seq
+    return flags
+
+
+def machines_mark_offline(*, now: datetime | None = None) -> int:
+    """Machines in service that have been silent for MACHINE_OFFLINE_AFTER_SECONDS go offline (out of
+    the progressives until their next event); returns how many. A machine never heard from counts as
+    silent."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.MACHINE_OFFLINE_AFTER_SECONDS)
+    return SlotMachine.objects.filter(
+        Q(last_seen__lt=cutoff) | Q(last_seen__isnull=True), status=SlotMachine.Status.IN_SERVICE
+    ).update(status=SlotMachine.Status.OFFLINE)
