@@ -76,6 +76,15 @@ class Level(models.Model):
     total_won_cents = models.BigIntegerField(_("total won (cents)"), default=0)
     cycle = models.PositiveIntegerField(_("cycle"), default=1)
     seq = models.BigIntegerField(_("value sequence"), default=0)
+    # Carry base: eligible wagers and the amounts they added since the cycle started (or since a stopped
+    # level's rate changed). amounts added == floor(carry_wagered x rate) exactly, so no fraction is lost.
+    carry_wagered_cents = models.BigIntegerField(_("wagered since cycle start (cents)"), default=0)
+    carry_added_mc = models.BigIntegerField(_("added since cycle start (millicents)"), default=0)
+    carry_reserved_mc = models.BigIntegerField(_("reserved since cycle start (millicents)"), default=0)
+    # Mystery must-hit-by trigger, drawn in [reset, limit) at each reset. Auditors only (rule 9).
+    trigger_mc = models.BigIntegerField(
+        _("mystery trigger (millicents)"), null=True, blank=True, editable=False
+    )
 
     class Meta:
         ordering = ["progressive_id", "position", "id"]
@@ -84,6 +93,12 @@ class Level(models.Model):
 
     def __str__(self) -> str:
         return f"{self.progressive.name} {self.name}"
+
+
+class HitKind(models.TextChoices):
+    MACHINE = "machine", _("Machine-triggered")
+    MYSTERY = "mystery", _("Mystery")
+    TABLE = "table", _("Table")
 
 
 class Hit(models.Model):
@@ -116,11 +131,152 @@ class Hit(models.Model):
     )
     voided_at = models.DateTimeField(null=True, blank=True)
     void_reason = models.TextField(blank=True)
+    # Added by the engine.
+    kind = models.CharField(_("kind"), max_length=12, choices=HitKind.choices, default=HitKind.MACHINE)
+    number = models.PositiveIntegerField(
+        _("order on the level"),
+        null=True,
+        blank=True,
+        help_text=_("1 for the level's first hit; orders simultaneous hits."),
+    )
+    amount_mc = models.BigIntegerField(_("level amount locked (millicents)"), default=0)
+    machine_amount_cents = models.BigIntegerField(
+        _("amount shown by the machine (cents)"), null=True, blank=True
+    )
+    discrepancy_cents = models.BigIntegerField(
+        _("machine minus system (cents)"),
+        null=True,
+        blank=True,
+        help_text=_("Nonzero: the machine disagreed."),
+    )
+    event_id = models.BigIntegerField(_("jackpot event"), null=True, blank=True, unique=True)
+    second_verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    second_verified_at = models.DateTimeField(null=True, blank=True)
+    # The level as it stood before the hit, so that a void can restore it (auditors only: holds the trigger).
+    before = models.JSONField(default=dict, blank=True, editable=False)
 
     class Meta:
         ordering = ["-at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["level", "number"], name="hit_unique_level_number")]
         verbose_name = _("hit")
         verbose_name_plural = _("hits")
 
     def __str__(self) -> str:
         return f"{self.level} #{self.pk}"
+
+
+class AppendOnlyModel(models.Model):
+    """Rows are written once: the record of money must never be edited or deleted in place."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None and not self._state.adding:
+            raise ValueError(f"{type(self).__name__} is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError(f"{type(self).__name__} is append-only")
+
+
+class ContributionBatch(AppendOnlyModel):
+    """One application of pending events. Its events carry ``applied_at == this.applied_at``."""
+
+    applied_at = models.DateTimeField(_("applied at"), unique=True)
+    event_count = models.PositiveIntegerField(_("events"), default=0)
+    first_event_id = models.BigIntegerField(_("first event"), null=True)
+    last_event_id = models.BigIntegerField(_("last event"), null=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("contribution batch")
+        verbose_name_plural = _("contribution batches")
+
+    def __str__(self) -> str:
+        return f"batch {self.pk} ({self.event_count} events)"
+
+
+class LedgerEntry(AppendOnlyModel):
+    """The append-only record of every change of a level's money (contributions per level per batch,
+    seeds, awards, voids). Summing the deltas of a level gives its current, reserve and overflow."""
+
+    class Kind(models.TextChoices):
+        CONTRIBUTION = "contribution", _("Contribution")
+        SEED = "seed", _("Reset value put in")
+        HIT = "hit", _("Hit and reset")
+        AWARD = "award", _("Award without reset")
+        VOID = "void", _("Void (compensating)")
+
+    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="ledger")
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    at = models.DateTimeField(_("at"))
+    batch = models.ForeignKey(
+        ContributionBatch, on_delete=models.PROTECT, null=True, blank=True, related_name="entries"
+    )
+    hit = models.ForeignKey(Hit, on_delete=models.PROTECT, null=True, blank=True, related_name="ledger")
+    reference = models.CharField(_("reference"), max_length=80, blank=True, help_text=_("e.g. a table round"))
+    cycle = models.PositiveIntegerField(_("cycle"))
+    level_seq = models.BigIntegerField(_("level value sequence after"))
+    # What was applied (contributions): the raw events this row sums, to be recomputed by the audit.
+    event_count = models.PositiveIntegerField(_("events"), default=0)
+    first_event_id = models.BigIntegerField(null=True, blank=True)
+    last_event_id = models.BigIntegerField(null=True, blank=True)
+    wagered_cents = models.BigIntegerField(_("eligible wagered (cents)"), default=0)
+    excluded_machine_ids = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_("Members with events in the batch left out (disabled or not in service)."),
+    )
+    rate = models.DecimalField(max_digits=12, decimal_places=8, null=True, blank=True)
+    reserve_rate = models.DecimalField(max_digits=12, decimal_places=8, null=True, blank=True)
+    min_wager_cents = models.BigIntegerField(null=True, blank=True)
+    max_bet_only = models.BooleanField(null=True, blank=True)
+    # Signed changes of the level's meters, and the money that came in or went out.
+    current_delta_mc = models.BigIntegerField(default=0)
+    reserve_delta_mc = models.BigIntegerField(default=0)
+    overflow_delta_mc = models.BigIntegerField(default=0)
+    contributed_mc = models.BigIntegerField(_("contributions in (millicents)"), default=0)
+    seeded_mc = models.BigIntegerField(_("reset value put in (millicents)"), default=0)
+    awarded_mc = models.BigIntegerField(_("awards out (millicents)"), default=0)
+    # True when this row restarts the carry base (a reset, or a stopped level's rate change).
+    carry_restart = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["level", "id"], name="ledger_level_id")]
+        verbose_name = _("ledger entry")
+        verbose_name_plural = _("ledger entries")
+
+    def __str__(self) -> str:
+        return f"{self.level_id} {self.kind} #{self.pk}"
+
+
+class LevelChange(models.Model):
+    """The parameter-change log (NJ 13:69E-1.39C): who, when, old, new, why; staged or applied.
+
+    Rows are appended; the only later write is stamping when a staged change took effect."""
+
+    class State(models.TextChoices):
+        STAGED = "staged", _("Staged until the next reset")
+        APPLIED = "applied", _("Applied")
+
+    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="changes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    at = models.DateTimeField(_("requested at"))
+    old = models.JSONField(_("old values"))
+    new = models.JSONField(_("new values"))
+    reason = models.TextField(_("reason"))
+    state = models.CharField(_("state"), max_length=8, choices=State.choices)
+    applied_at = models.DateTimeField(_("applied at"), null=True, blank=True)
+    applied_cycle = models.PositiveIntegerField(_("first cycle with the change"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("parameter change")
+        verbose_name_plural = _("parameter changes")
+
+    def __str__(self) -> str:
+        return f"{self.level_id} {self.state} #{self.pk}"

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from jackpots.services import contributions_apply
+
 
 @shared_task
 def contributions_apply_task() -> int:
-    """Applies pending game events to the levels (filled in by the engine work)."""
-    return 0
+    """Applies pending game and jackpot events to the levels (after each ingest, and every second)."""
+    return contributions_apply()

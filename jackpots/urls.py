@@ -1,5 +1,10 @@
 from __future__ import annotations
 
-from django.urls import path  # noqa: F401 - routes are added by the features of this app
+from django.urls import path
 
-urlpatterns: list = []
+from jackpots.apis import JackpotDetailApi, JackpotListApi
+
+urlpatterns = [
+    path("jackpots", JackpotListApi.as_view(), name="jackpots-list"),
+    path("jackpots/<int:progressive_id>", JackpotDetailApi.as_view(), name="jackpots-detail"),
+]

@@ -1,0 +1,53 @@
+"""Public, read-only jackpot amounts (API.md "Jackpots (read)")."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from jackpots.selectors import progressive_public, progressives_list
+
+
+class LastHitSerializer(serializers.Serializer):
+    at = serializers.DateTimeField()
+    amount_eur = serializers.CharField(help_text="Euros, 2 decimals.")
+    machine = serializers.CharField(allow_null=True)
+
+
+class LevelPublicSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    amount_eur = serializers.CharField(help_text="Current amount in euros, rounded down to the cent.")
+    reset_eur = serializers.CharField()
+    seq = serializers.IntegerField(help_text="Value sequence: +1 on every change of the level.")
+    last_hit = LastHitSerializer(allow_null=True)
+
+
+class ProgressivePublicSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["standalone", "linked", "wide_area"])
+    currency = serializers.CharField()
+    venues = serializers.ListField(child=serializers.CharField())
+    link = serializers.ChoiceField(choices=["up", "down"])
+    levels = LevelPublicSerializer(many=True)
+
+
+class JackpotListApi(APIView):
+    @extend_schema(responses=ProgressivePublicSerializer(many=True), operation_id="jackpots_list")
+    def get(self, request: Request) -> Response:
+        data = [progressive_public(p) for p in progressives_list()]
+        return Response(ProgressivePublicSerializer(data, many=True).data)
+
+
+class JackpotDetailApi(APIView):
+    @extend_schema(responses=ProgressivePublicSerializer, operation_id="jackpots_detail")
+    def get(self, request: Request, progressive_id: int) -> Response:
+        progressive = progressives_list().filter(pk=progressive_id).first()
+        if progressive is None:
+            raise Http404("No such jackpot.")
+        return Response(ProgressivePublicSerializer(progressive_public(progressive)).data)

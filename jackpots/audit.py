@@ -1,0 +1,171 @@
+"""The audit: recomputes every level from the raw events, the ledger and the hits (a read; changes nothing).
+
+For each level it checks that
+- each contribution row's events and eligible wagered sum equal a recount of the raw events its batch
+  marked (same id range, member machines minus those the row excluded, the row's minimum wager and
+  max-bet rule);
+- each row conserves money (meter deltas == contributions + reset values put in - awards) and each
+  contribution row follows the carry rule (amounts added since the carry base == floor(wagered x rate));
+- the level's current, reserve, overflow, wagered, total won and carry equal the ledger's replay, and the
+  amount is not below the reset value;
+and, for all events, that every applied event belongs to a batch and every batch's count matches.
+Discrepancies never print a mystery trigger.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import connection
+
+from jackpots.models import Hit, LedgerEntry, Level
+from jackpots.services import core
+from jackpots.services.levels import snapshot_state
+from slots.models import MachineEvent
+
+
+@dataclass(frozen=True)
+class Discrepancy:
+    level_id: int | None
+    what: str
+
+    def __str__(self) -> str:
+        where = f"level {self.level_id}" if self.level_id is not None else "events"
+        return f"{where}: {self.what}"
+
+
+_RECOUNT_SQL = """
+SELECT le.id, e.machine_id, COUNT(e.id), COALESCE(SUM(e.wager_cents), 0)
+FROM jackpots_ledgerentry le
+JOIN jackpots_contributionbatch b ON b.id = le.batch_id
+JOIN slots_machineevent e ON e.applied_at = b.applied_at
+    AND e.id BETWEEN le.first_event_id AND le.last_event_id
+    AND e.type = %s AND e.wager_cents >= le.min_wager_cents
+    AND (NOT le.max_bet_only OR e.is_max_bet)
+JOIN jackpots_progressivemachine pm ON pm.machine_id = e.machine_id AND pm.progressive_id = %s
+WHERE le.level_id = %s AND le.kind = %s
+GROUP BY le.id, e.machine_id
+"""
+
+
+def _recount(level: Level) -> dict[int, list[tuple[int, int, int]]]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _RECOUNT_SQL,
+            [MachineEvent.Type.GAME, level.progressive_id, level.id, LedgerEntry.Kind.CONTRIBUTION],
+        )
+        rows = cursor.fetchall()
+    by_entry: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    for entry_id, machine_id, count, wagered in rows:
+        by_entry[entry_id].append((machine_id, count, int(wagered)))
+    return by_entry
+
+
+def level_audit(level: Level) -> list[Discrepancy]:
+    found: list[Discrepancy] = []
+
+    def bad(what: str) -> None:
+        found.append(Discrepancy(level.id, what))
+
+    recount = _recount(level)
+    hits = {hit.id: hit for hit in Hit.objects.filter(level=level)}
+    current = reserve = overflow = wagered = awarded = 0
+    carry_w = carry_a = carry_r = 0
+    for entry in LedgerEntry.objects.filter(level=level).order_by("id"):
+        moved = entry.current_delta_mc + entry.reserve_delta_mc + entry.overflow_delta_mc
+        if moved != entry.contributed_mc + entry.seeded_mc - entry.awarded_mc:
+            bad(f"ledger row {entry.id} does not conserve money")
+        if entry.kind == LedgerEntry.Kind.CONTRIBUTION:
+            if entry.batch_id is not None:
+                excluded = set(entry.excluded_machine_ids)
+                rows = [r for r in recount.get(entry.id, []) if r[0] not in excluded]
+                count, total = sum(r[1] for r in rows), sum(r[2] for r in rows)
+                if (count, total) != (entry.event_count, entry.wagered_cents):
+                    bad(
+                        f"ledger row {entry.id} sums {entry.event_count} events / "
+                        f"{entry.wagered_cents} cents, the raw events give {count} / {total}"
+                    )
+            carry_w += entry.wagered_cents
+            added = core.share_mc(carry_w, Decimal(entry.rate)) - carry_a
+            reserved = core.share_mc(carry_w, Decimal(entry.reserve_rate)) - carry_r
+            if (entry.current_delta_mc + entry.overflow_delta_mc, entry.reserve_delta_mc) != (
+                added,
+                reserved,
+            ):
+                bad(
+                    f"ledger row {entry.id} breaks the carry rule "
+                    f"(expected +{added} mc, reserve +{reserved} mc)"
+                )
+            carry_a += added
+            carry_r += reserved
+        if entry.carry_restart and entry.kind != LedgerEntry.Kind.VOID:
+            carry_w = carry_a = carry_r = 0
+        if entry.kind == LedgerEntry.Kind.VOID and entry.hit_id in hits:
+            # The void replays the wagers since the hit onto the level as it was before it.
+            before = snapshot_state(hits[entry.hit_id].before)
+            carry_w = before.carry_wagered_cents + wagered - before.wagered_cents
+            carry_a = core.share_mc(carry_w, Decimal(entry.rate))
+            carry_r = core.share_mc(carry_w, Decimal(entry.reserve_rate))
+        current += entry.current_delta_mc
+        reserve += entry.reserve_delta_mc
+        overflow += entry.overflow_delta_mc
+        wagered += entry.wagered_cents
+        awarded += entry.awarded_mc
+    expected = {
+        "current": (level.current_mc, current),
+        "reserve": (level.reserve_mc, reserve),
+        "overflow": (level.overflow_mc, overflow),
+        "wagered": (level.wagered_cents, wagered),
+        "total won (mc)": (level.total_won_cents * core.MC_PER_CENT, awarded),
+        "carry wagered": (level.carry_wagered_cents, carry_w),
+        "carry added": (level.carry_added_mc, carry_a),
+        "carry reserved": (level.carry_reserved_mc, carry_r),
+    }
+    for name, (stored, replayed) in expected.items():
+        if stored != replayed:
+            bad(f"{name} is {stored}, the ledger gives {replayed}")
+    if level.current_mc < level.reset_mc:
+        bad(f"current {level.current_mc} mc is below the reset value {level.reset_mc} mc")
+    if level.mystery and not (
+        level.trigger_mc is not None and level.reset_mc <= level.trigger_mc < (level.limit_mc or 0)
+    ):
+        bad("the mystery trigger is missing or outside [reset, limit)")
+    return found
+
+
+_ORPHANS_SQL = """
+SELECT COUNT(*) FROM slots_machineevent e
+WHERE NOT e.pending AND e.type IN (%s, %s) AND e.applied_at IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM jackpots_contributionbatch b WHERE b.applied_at = e.applied_at)
+"""
+_BATCH_COUNTS_SQL = """
+SELECT b.id, b.event_count, COUNT(e.id) FROM jackpots_contributionbatch b
+LEFT JOIN slots_machineevent e ON e.applied_at = b.applied_at
+GROUP BY b.id, b.event_count HAVING b.event_count <> COUNT(e.id)
+"""
+
+
+def events_audit() -> list[Discrepancy]:
+    found = []
+    with connection.cursor() as cursor:
+        cursor.execute(_ORPHANS_SQL, [MachineEvent.Type.GAME, MachineEvent.Type.JACKPOT])
+        (orphans,) = cursor.fetchone()
+        if orphans:
+            found.append(Discrepancy(None, f"{orphans} applied events belong to no batch"))
+        cursor.execute(_BATCH_COUNTS_SQL)
+        for batch_id, recorded, counted in cursor.fetchall():
+            found.append(
+                Discrepancy(None, f"batch {batch_id} records {recorded} events, {counted} carry its mark")
+            )
+    return found
+
+
+def jackpots_audit() -> tuple[int, list[Discrepancy]]:
+    """(levels checked, discrepancies)."""
+    levels = list(Level.objects.order_by("id"))
+    found = events_audit()
+    for level in levels:
+        found.extend(level_audit(level))
+    return len(levels), found

@@ -1,0 +1,29 @@
+"""The progressive engine's write side. Others code against these names; see each module's docstring.
+
+- ``core``: pure functions over a level's parameters and state (contribute, award, reset, triggers).
+- ``contributions``: pending machine events → levels, in batches, exactly once.
+- ``hits``: hit recording, verification (two people at or above the threshold), payment, void.
+- ``parameters``: staged and immediate parameter changes, the change log.
+"""
+
+from jackpots.services.contributions import contributions_apply, contributions_batch_apply
+from jackpots.services.core import AwardMode
+from jackpots.services.errors import EngineError
+from jackpots.services.hits import hit_pay, hit_verify, hit_void, level_award, level_hit
+from jackpots.services.parameters import level_parameters_change, level_stopped_set
+from jackpots.services.wagers import level_wager_add
+
+__all__ = [
+    "AwardMode",
+    "EngineError",
+    "contributions_apply",
+    "contributions_batch_apply",
+    "hit_pay",
+    "hit_verify",
+    "hit_void",
+    "level_award",
+    "level_hit",
+    "level_parameters_change",
+    "level_stopped_set",
+    "level_wager_add",
+]

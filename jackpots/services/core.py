@@ -1,0 +1,236 @@
+"""The engine's pure core: small functions over a level's parameters and state, no database.
+
+Both the batch path (``contributions_apply``) and the table games build on these, so a level grows,
+overflows, pays and resets the same way whatever feeds it. Every function returns a new state and a
+record of the money that moved; callers persist both (the level row and a ledger row).
+
+Money (see DESIGN "Money"): wagers and awards are integer cents, pool amounts integer millicents,
+rates exact ``Decimal``s turned into integer fractions, so no float and no rounding per event.
+
+- ``contribute(params, state, wagered_cents)``: adds eligible wagers. The carry rule: since the carry
+  base (cycle start), amounts added == floor(wagered x rate) and reserve added == floor(wagered x
+  reserve_rate), exactly; the fraction below a millicent stays in the carry, never lost. The displayed
+  share goes to ``current`` up to the limit, the rest to ``overflow`` (NJ 13:69E-1.39A, rule 3).
+- ``mystery_crossed(params, state, wagered_cents)``: would this wager push current to the secret trigger?
+- ``award(params, state, mode, value, winners, ...)``: a win. ``WHOLE`` pays the current amount (split
+  equally among ``winners``, whole cents each) and resets; ``SHARE`` pays a percentage of it (no reset;
+  the amount never drops below the reset value, the house tops it up); ``FIXED`` pays a fixed amount
+  from the house and leaves the level alone. Whatever is not paid out in whole cents stays in the pool.
+- ``reset(params, state, rest_mc, trigger_mc)``: starts the next cycle at reset + reserve + overflow
+  (overflow joins the reserve) + the award's unpaid rest, capped at the limit (what exceeds it stays in
+  reserve for the cycle after). The staged parameters are the ``params`` passed in.
+- ``draw_trigger(params, randbelow)``: a mystery trigger uniformly in [reset, limit).
+
+Conservation, for every level and any sequence of these calls:
+    contributed + reserved + seeded == current + reserve + overflow + awarded     (millicents)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+
+MC_PER_CENT = 1000
+
+
+class AwardMode(StrEnum):
+    WHOLE = "whole"
+    SHARE = "share"
+    FIXED = "fixed"
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    reset_mc: int
+    rate: Decimal
+    reserve_rate: Decimal = Decimal(0)
+    limit_mc: int | None = None
+    min_wager_cents: int = 0
+    max_bet_only: bool = False
+    mystery: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    current_mc: int
+    reserve_mc: int = 0
+    overflow_mc: int = 0
+    wagered_cents: int = 0
+    hits: int = 0
+    total_won_cents: int = 0
+    cycle: int = 1
+    seq: int = 0
+    carry_wagered_cents: int = 0
+    carry_added_mc: int = 0
+    carry_reserved_mc: int = 0
+    trigger_mc: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Movement:
+    """The money one call moved: the level's meter deltas and what came in or went out."""
+
+    current_delta_mc: int = 0
+    reserve_delta_mc: int = 0
+    overflow_delta_mc: int = 0
+    contributed_mc: int = 0
+    seeded_mc: int = 0
+    awarded_mc: int = 0
+    wagered_cents: int = 0
+    carry_restart: bool = False
+
+
+def share_mc(wagered_cents: int, rate: Decimal) -> int:
+    """floor(wagered x rate) in millicents, exactly (integer arithmetic on the rate's fraction)."""
+    num, den = rate.as_integer_ratio()
+    return (wagered_cents * MC_PER_CENT * num) // den
+
+
+def eligible(params: Params, wager_cents: int, is_max_bet: bool | None) -> bool:
+    """Whether one wager of a member machine feeds the level (the machine's own state is the caller's)."""
+    if wager_cents < params.min_wager_cents:
+        return False
+    return not params.max_bet_only or bool(is_max_bet)
+
+
+def contribute(params: Params, state: State, wagered_cents: int) -> tuple[State, Movement]:
+    if wagered_cents < 0:
+        raise ValueError("wagered_cents must not be negative")
+    if wagered_cents == 0:
+        return state, Movement()
+    carry_wagered = state.carry_wagered_cents + wagered_cents
+    added = share_mc(carry_wagered, params.rate) - state.carry_added_mc
+    reserved = share_mc(carry_wagered, params.reserve_rate) - state.carry_reserved_mc
+    to_current = added
+    if params.limit_mc is not None:
+        to_current = max(0, min(added, params.limit_mc - state.current_mc))
+    to_overflow = added - to_current
+    new = dataclasses.replace(
+        state,
+        current_mc=state.current_mc + to_current,
+        reserve_mc=state.reserve_mc + reserved,
+        overflow_mc=state.overflow_mc + to_overflow,
+        wagered_cents=state.wagered_cents + wagered_cents,
+        seq=state.seq + 1,
+        carry_wagered_cents=carry_wagered,
+        carry_added_mc=state.carry_added_mc + added,
+        carry_reserved_mc=state.carry_reserved_mc + reserved,
+    )
+    return new, Movement(
+        current_delta_mc=to_current,
+        reserve_delta_mc=reserved,
+        overflow_delta_mc=to_overflow,
+        contributed_mc=added + reserved,
+        wagered_cents=wagered_cents,
+    )
+
+
+def mystery_crossed(params: Params, state: State, wagered_cents: int) -> bool:
+    if not params.mystery or state.trigger_mc is None:
+        return False
+    after, _ = contribute(params, state, wagered_cents)
+    return after.current_mc >= state.trigger_mc
+
+
+def draw_trigger(params: Params, randbelow: Callable[[int], int]) -> int | None:
+    """Uniform in [reset, limit); ``randbelow`` is ``secrets.randbelow`` in production."""
+    if not params.mystery or params.limit_mc is None or params.limit_mc <= params.reset_mc:
+        return None
+    return params.reset_mc + randbelow(params.limit_mc - params.reset_mc)
+
+
+def seed(params: Params, trigger_mc: int | None = None) -> tuple[State, Movement]:
+    """A new level: the house puts the reset value in."""
+    state = State(current_mc=params.reset_mc, seq=1, trigger_mc=trigger_mc)
+    return state, Movement(current_delta_mc=params.reset_mc, seeded_mc=params.reset_mc, carry_restart=True)
+
+
+def reset(params: Params, state: State, trigger_mc: int | None) -> tuple[State, Movement]:
+    """Starts the next cycle from ``state`` whose award has already been taken out of current_mc.
+
+    What is left in current (the sub-cent rest), the reserve and the overflow carry into the new start."""
+    pot = params.reset_mc + state.current_mc + state.reserve_mc + state.overflow_mc
+    start = pot if params.limit_mc is None else min(pot, max(params.limit_mc, params.reset_mc))
+    new = dataclasses.replace(
+        state,
+        current_mc=start,
+        reserve_mc=pot - start,
+        overflow_mc=0,
+        cycle=state.cycle + 1,
+        seq=state.seq + 1,
+        carry_wagered_cents=0,
+        carry_added_mc=0,
+        carry_reserved_mc=0,
+        trigger_mc=trigger_mc,
+    )
+    return new, Movement(
+        current_delta_mc=start - state.current_mc,
+        reserve_delta_mc=(pot - start) - state.reserve_mc,
+        overflow_delta_mc=-state.overflow_mc,
+        seeded_mc=params.reset_mc,
+        carry_restart=True,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    per_winner_cents: int
+    winners: int
+    paid_cents: int
+    reset: bool
+    locked_mc: int  # the level's amount the award was computed from
+
+
+def award(
+    params: Params,
+    state: State,
+    mode: AwardMode,
+    value: Decimal | int = 0,
+    *,
+    winners: int = 1,
+    next_params: Params | None = None,
+    next_trigger_mc: int | None = None,
+) -> tuple[State, Movement, Award]:
+    """A win on the level. ``value``: the share (e.g. Decimal("0.10")) for SHARE, cents for FIXED.
+
+    ``next_params`` are the parameters of the next cycle (staged changes) when the win resets."""
+    if winners < 1:
+        raise ValueError("an award needs at least one winner")
+    locked = state.current_mc
+    if mode is AwardMode.FIXED:
+        per = int(value)
+        if per < 0:
+            raise ValueError("a fixed award must not be negative")
+        return state, Movement(), Award(per, winners, per * winners, False, locked)
+    if mode is AwardMode.WHOLE:
+        per = locked // MC_PER_CENT // winners
+        paid_mc = per * winners * MC_PER_CENT
+        taken = dataclasses.replace(
+            state,
+            current_mc=locked - paid_mc,
+            hits=state.hits + 1,
+            total_won_cents=state.total_won_cents + per * winners,
+        )
+        after, moved = reset(next_params or params, taken, next_trigger_mc)
+        movement = dataclasses.replace(moved, current_delta_mc=after.current_mc - locked, awarded_mc=paid_mc)
+        return after, movement, Award(per, winners, per * winners, True, locked)
+    share = Decimal(value)
+    if not Decimal(0) <= share <= Decimal(1):
+        raise ValueError("a share must be between 0 and 1")
+    share_of_pool_mc = share_mc(locked, share) // MC_PER_CENT  # floor(locked x share)
+    per = share_of_pool_mc // MC_PER_CENT // winners
+    paid_mc = per * winners * MC_PER_CENT
+    remaining = locked - paid_mc
+    topped = max(0, params.reset_mc - remaining)  # rule 3: never below the reset value
+    after = dataclasses.replace(
+        state,
+        current_mc=remaining + topped,
+        hits=state.hits + 1,
+        total_won_cents=state.total_won_cents + per * winners,
+        seq=state.seq + 1,
+    )
+    movement = Movement(current_delta_mc=topped - paid_mc, seeded_mc=topped, awarded_mc=paid_mc)
+    return after, movement, Award(per, winners, per * winners, False, locked)

@@ -1,0 +1,308 @@
+"""Hits: recording (machine-triggered, mystery, table awards), verification, payment and void.
+
+A hit is recorded under the level's row lock, so near-simultaneous hits on a level are ordered (``number``)
+and each takes the amount standing when its turn comes (rule 7). Every step records who and when (rule 8).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from jackpots import publish
+from jackpots.models import Hit, HitKind, LedgerEntry, Level, LevelChange
+from jackpots.services import core
+from jackpots.services.errors import EngineError
+from jackpots.services.levels import (
+    ledger_entry,
+    level_params,
+    level_state,
+    level_state_save,
+    levels_lock,
+    snapshot,
+    snapshot_params,
+    snapshot_state,
+    trigger_draw,
+)
+from jackpots.services.parameters import parameters_set, staged_changes_apply
+
+logger = logging.getLogger(__name__)
+
+
+def _hit_number_next(level: Level) -> int:
+    return (Hit.objects.filter(level=level).aggregate(n=Max("number"))["n"] or 0) + 1
+
+
+@dataclass(frozen=True)
+class Recorded:
+    state: core.State
+    hits: list[Hit]
+    entries: list[LedgerEntry]
+    award: core.Award
+
+
+def award_record_locked(
+    level: Level,
+    state: core.State,
+    *,
+    at: datetime,
+    kind: str,
+    mode: core.AwardMode = core.AwardMode.WHOLE,
+    value: Decimal | int = 0,
+    winners: int = 1,
+    machine_id: int | None = None,
+    event_id: int | None = None,
+    machine_amount_cents: int | None = None,
+    reference: str = "",
+) -> Recorded:
+    """Records a win on a level the caller has locked; the caller saves ``state`` on the level.
+
+    One Hit per winner (each its own order number); the level resets only on a WHOLE award. The staged
+    parameter changes take effect at that reset (rule 4) and a mystery level draws its next trigger."""
+    params = level_params(level)
+    before = snapshot(params, state)
+    next_params = params
+    if mode is core.AwardMode.WHOLE:
+        next_params = staged_changes_apply(level, at, state.cycle + 1)
+    trigger = trigger_draw(next_params) if mode is core.AwardMode.WHOLE else state.trigger_mc
+    new_state, movement, award = core.award(
+        params, state, mode, value, winners=winners, next_params=next_params, next_trigger_mc=trigger
+    )
+    number = _hit_number_next(level)
+    hits = []
+    for i in range(winners):
+        discrepancy = None
+        if machine_amount_cents is not None:
+            discrepancy = machine_amount_cents - award.per_winner_cents
+            if discrepancy:
+                logger.warning(
+                    "hit on level %s: machine shows %s cents, the system pays %s cents",
+                    level.id,
+                    machine_amount_cents,
+                    award.per_winner_cents,
+                )
+        hits.append(
+            Hit.objects.create(
+                level=level,
+                machine_id=machine_id,
+                at=at,
+                amount_cents=award.per_winner_cents,
+                amount_mc=award.locked_mc,
+                level_seq=state.seq,
+                cycle=state.cycle,
+                kind=kind,
+                number=number + i,
+                machine_amount_cents=machine_amount_cents,
+                discrepancy_cents=discrepancy,
+                event_id=event_id,
+                before=before,
+            )
+        )
+    entries = []
+    if movement != core.Movement():
+        ledger_kind = LedgerEntry.Kind.HIT if award.reset else LedgerEntry.Kind.AWARD
+        entries.append(
+            ledger_entry(
+                level,
+                ledger_kind,
+                movement,
+                new_state,
+                at=at,
+                params=params,
+                hit=hits[0],
+                reference=reference,
+            )
+        )
+    return Recorded(new_state, hits, entries, award)
+
+
+def _announce(hits: list[Hit]) -> None:
+    for hit in hits:
+        transaction.on_commit(lambda hit_id=hit.id: publish.hit_announced(hit_id))
+    if hits:
+        level_ids = [hits[0].level_id]
+        transaction.on_commit(lambda: publish.levels_changed(level_ids))
+
+
+def level_award(
+    level_id: int,
+    *,
+    mode: core.AwardMode,
+    value: Decimal | int = 0,
+    winners: int = 1,
+    at: datetime | None = None,
+    kind: str = HitKind.TABLE,
+    reference: str = "",
+) -> Recorded:
+    """Primitive for the table games: locks the level, records the award, writes the ledger."""
+    at = at or timezone.now()
+    with transaction.atomic():
+        level = levels_lock([level_id])[level_id]
+        recorded = award_record_locked(
+            level,
+            level_state(level),
+            at=at,
+            kind=kind,
+            mode=mode,
+            value=value,
+            winners=winners,
+            reference=reference,
+        )
+        level_state_save(level, recorded.state)
+        LedgerEntry.objects.bulk_create(recorded.entries)
+        _announce(recorded.hits)
+    return recorded
+
+
+def level_hit(level_id: int, *, machine_id: int | None = None, at: datetime | None = None) -> Hit:
+    """A machine-triggered hit reported outside the event stream (e.g. by an attendant)."""
+    at = at or timezone.now()
+    with transaction.atomic():
+        level = levels_lock([level_id])[level_id]
+        recorded = award_record_locked(
+            level, level_state(level), at=at, kind=HitKind.MACHINE, machine_id=machine_id
+        )
+        level_state_save(level, recorded.state)
+        LedgerEntry.objects.bulk_create(recorded.entries)
+        _announce(recorded.hits)
+    return recorded.hits[0]
+
+
+def _threshold_cents(hit: Hit) -> int:
+    if hit.machine_id is not None:
+        return hit.machine.room.venue.handpay_threshold_cents
+    return settings.HANDPAY_THRESHOLD_CENTS
+
+
+def _hit_lock(hit: Hit) -> Hit:
+    return Hit.objects.select_for_update(of=("self",)).select_related("machine__room__venue").get(pk=hit.pk)
+
+
+def hit_verify(hit: Hit, user) -> Hit:
+    """An attendant verifies. At or above the venue's threshold two different people must (Nevada MICS):
+    the first is ``verified_by``, the second ``second_verified_by``; only then is the hit verified."""
+    with transaction.atomic():
+        hit = _hit_lock(hit)
+        if hit.state != Hit.State.HIT:
+            raise EngineError(
+                "hit_not_open", f"Hit {hit.pk} is {hit.state}; only an open hit can be verified."
+            )
+        now = timezone.now()
+        two_people = hit.amount_cents >= _threshold_cents(hit)
+        if hit.verified_by_id is None:
+            hit.verified_by, hit.verified_at = user, now
+            if not two_people:
+                hit.state = Hit.State.VERIFIED
+        elif hit.verified_by_id == user.pk:
+            raise EngineError(
+                "second_verifier_required",
+                "This hit is at or above the two-person threshold: a different person must verify it too.",
+            )
+        else:
+            hit.second_verified_by, hit.second_verified_at = user, now
+            hit.state = Hit.State.VERIFIED
+        hit.save(
+            update_fields=["verified_by", "verified_at", "second_verified_by", "second_verified_at", "state"]
+        )
+    return hit
+
+
+def hit_pay(hit: Hit, user) -> Hit:
+    with transaction.atomic():
+        hit = _hit_lock(hit)
+        if hit.state != Hit.State.VERIFIED:
+            raise EngineError(
+                "hit_not_verified", f"Hit {hit.pk} is {hit.state}; it must be verified before paying."
+            )
+        hit.state, hit.paid_by, hit.paid_at = Hit.State.PAID, user, timezone.now()
+        hit.save(update_fields=["state", "paid_by", "paid_at"])
+    return hit
+
+
+def hit_void(hit: Hit, user, reason: str) -> Hit:
+    """Voids an unpaid hit and restores its level as if the hit had never happened: the level goes back to
+    its state before the hit, then the eligible wagers since are applied again with the carry rule. The
+    compensating ledger row records the difference. Only the level's latest hit can be voided."""
+    if not reason or not reason.strip():
+        raise EngineError("reason_required", "A void needs a reason.")
+    with transaction.atomic():
+        level = levels_lock([hit.level_id])[hit.level_id]
+        hit = _hit_lock(hit)
+        if hit.state not in (Hit.State.HIT, Hit.State.VERIFIED):
+            raise EngineError(
+                "hit_not_voidable", f"Hit {hit.pk} is {hit.state}; only an unpaid hit can be voided."
+            )
+        later = Hit.objects.filter(level=level, number__gt=hit.number).exclude(state=Hit.State.VOIDED)
+        if later.exists():
+            raise EngineError("later_hit", "A later hit on this level must be voided first.")
+        # Each award bumps the level's value sequence, so hits sharing one are winners of the same award.
+        shared = Hit.objects.filter(level=level, cycle=hit.cycle, level_seq=hit.level_seq).exclude(pk=hit.pk)
+        if shared.exclude(state=Hit.State.VOIDED).exists():
+            raise EngineError(
+                "shared_award", "This award is shared with other winners; void the round instead."
+            )
+        now = timezone.now()
+        current = level_state(level)
+        params_before = snapshot_params(hit.before)
+        before = snapshot_state(hit.before)
+        restored, _ = core.contribute(params_before, before, current.wagered_cents - before.wagered_cents)
+        restored = dataclasses.replace(restored, seq=current.seq + 1)
+        reset_hit = current.cycle != before.cycle
+        if reset_hit:
+            LevelChange.objects.filter(
+                level=level, applied_cycle=current.cycle, state=LevelChange.State.APPLIED
+            ).update(state=LevelChange.State.STAGED, applied_at=None, applied_cycle=None)
+            parameters_set(level, params_before)
+        awarded_back = -hit.amount_cents * core.MC_PER_CENT
+        seeded_back = -sum(e.seeded_mc for e in hit.ledger.all())
+        delta_total = (
+            (restored.current_mc - current.current_mc)
+            + (restored.reserve_mc - current.reserve_mc)
+            + (restored.overflow_mc - current.overflow_mc)
+        )
+        movement = core.Movement(
+            current_delta_mc=restored.current_mc - current.current_mc,
+            reserve_delta_mc=restored.reserve_mc - current.reserve_mc,
+            overflow_delta_mc=restored.overflow_mc - current.overflow_mc,
+            seeded_mc=seeded_back,
+            awarded_mc=awarded_back,
+            contributed_mc=delta_total - seeded_back + awarded_back,
+            carry_restart=reset_hit,
+        )
+        level_state_save(level, restored)
+        if reset_hit:
+            level.save(
+                update_fields=[
+                    "reset_mc",
+                    "rate",
+                    "reserve_rate",
+                    "limit_mc",
+                    "min_wager_cents",
+                    "max_bet_only",
+                    "mystery",
+                ]
+            )
+        entry = ledger_entry(
+            level,
+            LedgerEntry.Kind.VOID,
+            movement,
+            restored,
+            at=now,
+            params=params_before,
+            hit=hit,
+            reference=reason[:80],
+        )
+        entry.save()
+        hit.state, hit.voided_by, hit.voided_at, hit.void_reason = Hit.State.VOIDED, user, now, reason.strip()
+        hit.save(update_fields=["state", "voided_by", "voided_at", "void_reason"])
+        level_ids = [level.id]
+        transaction.on_commit(lambda: publish.levels_changed(level_ids))
+    return hit

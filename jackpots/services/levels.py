@@ -1,0 +1,142 @@
+"""Between the pure core and the database: a Level row as core Params/State, ledger rows, locks."""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Iterable
+from datetime import datetime
+from decimal import Decimal
+
+from django.utils import timezone
+
+from jackpots.models import LedgerEntry, Level
+from jackpots.services import core
+
+STATE_FIELDS = [f.name for f in dataclasses.fields(core.State)]
+PARAM_FIELDS = [f.name for f in dataclasses.fields(core.Params)]
+
+
+def level_params(level: Level) -> core.Params:
+    return core.Params(
+        reset_mc=level.reset_mc,
+        rate=Decimal(level.rate),
+        reserve_rate=Decimal(level.reserve_rate),
+        limit_mc=level.limit_mc,
+        min_wager_cents=level.min_wager_cents,
+        max_bet_only=level.max_bet_only,
+        mystery=level.mystery,
+    )
+
+
+def level_state(level: Level) -> core.State:
+    return core.State(**{name: getattr(level, name) for name in STATE_FIELDS})
+
+
+def level_state_set(level: Level, state: core.State) -> None:
+    for name in STATE_FIELDS:
+        setattr(level, name, getattr(state, name))
+
+
+def level_state_save(level: Level, state: core.State) -> None:
+    """One UPDATE of the level row."""
+    level_state_set(level, state)
+    level.save(update_fields=STATE_FIELDS)
+
+
+def levels_lock(level_ids: Iterable[int]) -> dict[int, Level]:
+    """Locks the levels in primary-key order (the one order every writer uses, so no deadlock)."""
+    rows = Level.objects.select_for_update(of=("self",)).filter(id__in=set(level_ids)).order_by("id")
+    return {level.id: level for level in rows}
+
+
+def trigger_draw(params: core.Params) -> int | None:
+    return core.draw_trigger(params, secrets.randbelow)
+
+
+def ledger_entry(
+    level: Level,
+    kind: str,
+    movement: core.Movement,
+    state: core.State,
+    *,
+    at: datetime,
+    params: core.Params | None = None,
+    **extra,
+) -> LedgerEntry:
+    """An unsaved ledger row for ``movement``; ``state`` is the level after it."""
+    if params is not None:
+        extra.setdefault("rate", params.rate)
+        extra.setdefault("reserve_rate", params.reserve_rate)
+        extra.setdefault("min_wager_cents", params.min_wager_cents)
+        extra.setdefault("max_bet_only", params.max_bet_only)
+    return LedgerEntry(
+        level=level,
+        kind=kind,
+        at=at,
+        cycle=state.cycle,
+        level_seq=state.seq,
+        wagered_cents=movement.wagered_cents,
+        current_delta_mc=movement.current_delta_mc,
+        reserve_delta_mc=movement.reserve_delta_mc,
+        overflow_delta_mc=movement.overflow_delta_mc,
+        contributed_mc=movement.contributed_mc,
+        seeded_mc=movement.seeded_mc,
+        awarded_mc=movement.awarded_mc,
+        carry_restart=movement.carry_restart,
+        **extra,
+    )
+
+
+def snapshot(params: core.Params, state: core.State) -> dict:
+    """JSON-safe record of a level (for a void to restore it). Holds the trigger: auditors only."""
+    return {
+        "params": {k: str(v) if isinstance(v, Decimal) else v for k, v in dataclasses.asdict(params).items()},
+        "state": dataclasses.asdict(state),
+    }
+
+
+def snapshot_params(data: dict) -> core.Params:
+    raw = dict(data["params"])
+    raw["rate"] = Decimal(raw["rate"])
+    raw["reserve_rate"] = Decimal(raw["reserve_rate"])
+    return core.Params(**raw)
+
+
+def snapshot_state(data: dict) -> core.State:
+    return core.State(**data["state"])
+
+
+def level_create(
+    progressive,
+    *,
+    name: str,
+    position: int,
+    params: core.Params,
+    opening_mc: int | None = None,
+    at: datetime | None = None,
+) -> Level:
+    """A new level, seeded with its reset value (or an opening amount carried over from a previous
+    system, at least the reset value) and its first mystery trigger; the seed is the ledger's first row."""
+    level = Level(progressive=progressive, name=name, position=position, current_mc=0)
+    for name_ in PARAM_FIELDS:
+        setattr(level, name_, getattr(params, name_))
+    state, movement = core.seed(params, trigger_draw(params))
+    if opening_mc is not None and opening_mc > params.reset_mc:
+        extra = opening_mc - params.reset_mc
+        state = dataclasses.replace(state, current_mc=opening_mc)
+        movement = dataclasses.replace(
+            movement, current_delta_mc=opening_mc, seeded_mc=movement.seeded_mc + extra
+        )
+    level_state_set(level, state)
+    level.save()
+    ledger_entry(
+        level,
+        LedgerEntry.Kind.SEED,
+        movement,
+        state,
+        at=at or timezone.now(),
+        params=params,
+        reference="opening",
+    ).save()
+    return level

@@ -1,0 +1,181 @@
+"""Parameter changes: staged on a live level until its next reset, applied at once on a stopped one
+(NZ Gazette 2004 §1.28.3, NY 5321.18); every change is logged with who, when, old, new, why
+(NJ 13:69E-1.39C)."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+from django.db import transaction
+from django.utils import timezone
+
+from jackpots import publish
+from jackpots.models import LedgerEntry, Level, LevelChange
+from jackpots.services import core
+from jackpots.services.errors import EngineError
+from jackpots.services.levels import (
+    PARAM_FIELDS,
+    ledger_entry,
+    level_params,
+    level_state,
+    level_state_save,
+    levels_lock,
+    trigger_draw,
+)
+
+INT_FIELDS = {"reset_mc", "limit_mc", "min_wager_cents"}
+RATE_FIELDS = {"rate", "reserve_rate"}
+BOOL_FIELDS = {"max_bet_only", "mystery"}
+
+
+def _json(value: object) -> object:
+    return str(value) if isinstance(value, Decimal) else value
+
+
+def _parse(name: str, value: object) -> object:
+    if name in RATE_FIELDS:
+        try:
+            rate = Decimal(str(value))
+        except (InvalidOperation, ValueError):
+            raise EngineError("invalid_parameter", f"{name} must be a decimal number.") from None
+        if not (Decimal(0) <= rate < Decimal(1)) or rate != rate.quantize(Decimal("0.00000001")):
+            raise EngineError(
+                "invalid_parameter", f"{name} must be at least 0, below 1, with 8 decimals at most."
+            )
+        return rate
+    if name in INT_FIELDS:
+        if value is None and name == "limit_mc":
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise EngineError("invalid_parameter", f"{name} must be a whole number, 0 or more.")
+        return value
+    if name in BOOL_FIELDS:
+        if not isinstance(value, bool):
+            raise EngineError("invalid_parameter", f"{name} must be true or false.")
+        return value
+    raise EngineError("unknown_parameter", f"{name} is not a level parameter.")
+
+
+def params_validate(params: core.Params) -> None:
+    if params.limit_mc is not None and params.limit_mc <= params.reset_mc:
+        raise EngineError("invalid_parameter", "The limit must be above the reset value.")
+    if params.mystery and params.limit_mc is None:
+        raise EngineError("invalid_parameter", "A mystery level needs a limit (its must-hit-by amount).")
+
+
+def parameters_set(level: Level, params: core.Params) -> None:
+    for name in PARAM_FIELDS:
+        setattr(level, name, getattr(params, name))
+
+
+def staged_changes_apply(level: Level, at: datetime, cycle: int) -> core.Params:
+    """At a reset: the staged changes take effect, in the order they were made. Returns the new params."""
+    staged = list(LevelChange.objects.filter(level=level, state=LevelChange.State.STAGED).order_by("id"))
+    values = dataclasses.asdict(level_params(level))
+    for change in staged:
+        for name, value in change.new.items():
+            values[name] = _parse(name, value)
+    params = core.Params(**values)
+    if staged:
+        parameters_set(level, params)
+        LevelChange.objects.filter(pk__in=[c.pk for c in staged]).update(
+            state=LevelChange.State.APPLIED, applied_at=at, applied_cycle=cycle
+        )
+    return params
+
+
+def level_parameters_change(level: Level, user, changes: dict, reason: str) -> LevelChange:
+    """Stages ``changes`` (parameter name → new value) until the next reset, or applies them at once when
+    the level is stopped. A reason is required; bad input raises EngineError and changes nothing."""
+    if not reason or not reason.strip():
+        raise EngineError("reason_required", "A parameter change needs a reason.")
+    if not changes:
+        raise EngineError("no_changes", "Name at least one parameter to change.")
+    parsed = {name: _parse(name, value) for name, value in changes.items()}
+    now = timezone.now()
+    with transaction.atomic():
+        level = levels_lock([level.pk])[level.pk]
+        current = level_params(level)
+        params = dataclasses.replace(current, **parsed)
+        params_validate(params)
+        old = {name: _json(getattr(current, name)) for name in parsed}
+        new = {name: _json(value) for name, value in parsed.items()}
+        if not level.stopped:
+            return LevelChange.objects.create(
+                level=level,
+                user=user,
+                at=now,
+                old=old,
+                new=new,
+                reason=reason.strip(),
+                state=LevelChange.State.STAGED,
+            )
+        change = LevelChange.objects.create(
+            level=level,
+            user=user,
+            at=now,
+            old=old,
+            new=new,
+            reason=reason.strip(),
+            state=LevelChange.State.APPLIED,
+            applied_at=now,
+            applied_cycle=level.cycle,
+        )
+        _apply_stopped(level, params, now, reference=f"change {change.pk}")
+    return change
+
+
+def _apply_stopped(level: Level, params: core.Params, now: datetime, reference: str) -> None:
+    """A stopped level takes the new parameters now: the carry base restarts (the rate may differ), the
+    amount is brought up to a higher reset value (seeded) or down to a lower limit (the excess to overflow,
+    a limit breach: rule 3), and a mystery trigger is drawn again."""
+    state = level_state(level)
+    topped = max(0, params.reset_mc - state.current_mc)
+    excess = 0 if params.limit_mc is None else max(0, state.current_mc + topped - params.limit_mc)
+    trigger = trigger_draw(params) if params.mystery else None
+    new = dataclasses.replace(
+        state,
+        current_mc=state.current_mc + topped - excess,
+        overflow_mc=state.overflow_mc + excess,
+        seq=state.seq + 1,
+        carry_wagered_cents=0,
+        carry_added_mc=0,
+        carry_reserved_mc=0,
+        trigger_mc=trigger,
+    )
+    movement = core.Movement(
+        current_delta_mc=topped - excess, overflow_delta_mc=excess, seeded_mc=topped, carry_restart=True
+    )
+    parameters_set(level, params)
+    level.save(update_fields=PARAM_FIELDS)
+    level_state_save(level, new)
+    ledger_entry(
+        level, LedgerEntry.Kind.SEED, movement, new, at=now, params=params, reference=reference
+    ).save()
+    level_ids = [level.id]
+    transaction.on_commit(lambda: publish.levels_changed(level_ids))
+
+
+def level_stopped_set(level: Level, user, stopped: bool, reason: str) -> LevelChange:
+    """Stops or restarts a level (a stopped level takes no contributions and accepts immediate changes)."""
+    if not reason or not reason.strip():
+        raise EngineError("reason_required", "Stopping or starting a level needs a reason.")
+    now = timezone.now()
+    with transaction.atomic():
+        level = levels_lock([level.pk])[level.pk]
+        change = LevelChange.objects.create(
+            level=level,
+            user=user,
+            at=now,
+            old={"stopped": level.stopped},
+            new={"stopped": stopped},
+            reason=reason.strip(),
+            state=LevelChange.State.APPLIED,
+            applied_at=now,
+            applied_cycle=level.cycle,
+        )
+        level.stopped = stopped
+        level.save(update_fields=["stopped"])
+    return change

@@ -1,0 +1,150 @@
+"""Property tests: any stream of wagers, rates, limits and hits gives, to the millicent, the amounts of an
+independent closed-form computation, and money is conserved exactly."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jackpots.models import LedgerEntry
+from jackpots.services import contributions_apply, core
+from jackpots.services.levels import level_create
+from slots.models import MachineEvent
+from tests.jackpots.conftest import progressive_with_machines
+from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
+from tests.jackpots.model import ModelLevel
+
+rates = st.decimals(min_value=0, max_value=Decimal("0.2"), places=8)
+resets = st.integers(min_value=0, max_value=10_000_000)
+
+
+@st.composite
+def level_params(draw) -> core.Params:
+    reset = draw(resets)
+    limit = draw(st.one_of(st.none(), st.integers(min_value=reset + 1, max_value=reset + 5_000_000)))
+    return core.Params(
+        reset_mc=reset,
+        rate=draw(rates),
+        reserve_rate=draw(st.decimals(min_value=0, max_value=Decimal("0.05"), places=8)),
+        limit_mc=limit,
+    )
+
+
+ops = st.lists(
+    st.one_of(st.tuples(st.just("wager"), st.integers(min_value=1, max_value=50_000)), st.just(("hit", 0))),
+    max_size=60,
+)
+
+
+def _total(state: core.State) -> int:
+    return state.current_mc + state.reserve_mc + state.overflow_mc
+
+
+@given(params=level_params(), stream=ops)
+def test_core_equals_closed_form_and_conserves(params, stream):
+    model = ModelLevel(params)
+    state, moved = core.seed(params)
+    contributed, seeded, awarded = moved.contributed_mc, moved.seeded_mc, moved.awarded_mc
+    for op, cents in stream:
+        if op == "wager":
+            model.wager(cents)
+            state, moved = core.contribute(params, state, cents)
+        else:
+            paid = model.hit()
+            state, moved, award = core.award(params, state, core.AwardMode.WHOLE)
+            assert award.paid_cents == paid
+        contributed += moved.contributed_mc
+        seeded += moved.seeded_mc
+        awarded += moved.awarded_mc
+        assert (state.current_mc, state.reserve_mc, state.overflow_mc) == (
+            model.current,
+            model.reserve,
+            model.overflow,
+        )
+        assert contributed + seeded == _total(state) + awarded
+    assert contributed == model.contributed
+    assert seeded == model.seeded
+    assert awarded == sum(model.awards_mc)
+
+
+@given(
+    params=level_params(),
+    share=st.decimals(min_value=0, max_value=1, places=2),
+    winners=st.integers(min_value=1, max_value=7),
+    wagered=st.integers(min_value=0, max_value=10_000_000),
+)
+def test_awards_split_in_whole_cents_and_conserve(params, share, winners, wagered):
+    state, _ = core.seed(params)
+    state, _ = core.contribute(params, state, wagered)
+    before = _total(state)
+    after, moved, award = core.award(params, state, core.AwardMode.SHARE, share, winners=winners)
+    assert award.per_winner_cents == int(state.current_mc * share) // 1000 // winners
+    assert after.current_mc >= params.reset_mc
+    assert _total(after) - before == moved.seeded_mc - moved.awarded_mc
+    after, moved, award = core.award(params, state, core.AwardMode.WHOLE, winners=winners)
+    assert award.per_winner_cents == state.current_mc // 1000 // winners
+    assert award.reset is True
+    assert (
+        _total(after) - before
+        == moved.seeded_mc - moved.awarded_mc
+        == params.reset_mc - award.paid_cents * 1000
+    )
+    fixed, moved, award = core.award(params, state, core.AwardMode.FIXED, 500, winners=winners)
+    assert (fixed, moved, award.paid_cents) == (state, core.Movement(), 500 * winners)
+
+
+events = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("game"), st.integers(0, 2), st.integers(min_value=1, max_value=2_000), st.booleans()
+        ),
+        st.tuples(st.just("jackpot"), st.integers(0, 2), st.just(0), st.just(False)),
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@pytest.mark.django_db
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(params=level_params(), stream=events, batch_size=st.integers(min_value=1, max_value=15))
+def test_batches_equal_closed_form_of_the_raw_events(params, stream, batch_size):
+    params = core.Params(
+        reset_mc=params.reset_mc,
+        rate=params.rate,
+        reserve_rate=params.reserve_rate,
+        limit_mc=params.limit_mc,
+        min_wager_cents=100,
+        max_bet_only=False,
+    )
+    progressive, machines = progressive_with_machines(3)
+    level = level_create(progressive, name="Grand", position=1, params=params)
+    model = ModelLevel(params)
+    paid = []
+    for kind, index, wager, _ in stream:
+        if kind == "game":
+            GameEventFactory(machine=machines[index], wager_cents=wager)
+            if wager >= params.min_wager_cents:
+                model.wager(wager)
+        else:
+            JackpotEventFactory(machine=machines[index], level_id=level.id, amount_cents=1)
+            paid.append(model.hit())
+    assert contributions_apply(batch_size=batch_size) == len(stream)
+    level.refresh_from_db()
+    assert (level.current_mc, level.reserve_mc, level.overflow_mc) == (
+        model.current,
+        model.reserve,
+        model.overflow,
+    )
+    assert [h.amount_cents for h in level.hit_records.order_by("number")] == paid
+    assert level.wagered_cents == sum(w for k, _, w, _ in stream if k == "game" and w >= 100)
+    rows = LedgerEntry.objects.filter(level=level)
+    contributed = sum(r.contributed_mc for r in rows)
+    seeded = sum(r.seeded_mc for r in rows)
+    awarded = sum(r.awarded_mc for r in rows)
+    assert contributed + seeded == level.current_mc + level.reserve_mc + level.overflow_mc + awarded
+    assert contributed == model.contributed
+    assert MachineEvent.objects.filter(machine__in=machines, pending=True).count() == 0
