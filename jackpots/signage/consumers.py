@@ -19,9 +19,10 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.utils import timezone
 
+from jackpots.apis import ProgressivePublicSerializer
 from jackpots.publish import progressive_group
 from jackpots.signage.links import link_watcher
-from jackpots.signage.selectors import jackpot_list, screen_authenticate, screen_progressive_ids
+from jackpots.signage.selectors import screen_authenticate, screen_progressive_ids, signage_snapshot
 
 CLOSE_UNAUTHORIZED = 4401
 
@@ -76,7 +77,9 @@ class SignageConsumer(AsyncWebsocketConsumer):
             group = progressive_group(pid)
             await self.channel_layer.group_add(group, self.channel_name)
             self.groups_joined.append(group)
-        jackpots = await database_sync_to_async(jackpot_list)(progressive_ids)
+        jackpots = ProgressivePublicSerializer(
+            await database_sync_to_async(signage_snapshot)(progressive_ids), many=True
+        ).data
         for jackpot in jackpots:
             self.links[jackpot["id"]] = jackpot["link"]
             for level in jackpot["levels"]:
