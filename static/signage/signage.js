@@ -49,14 +49,23 @@
   }
 
   function layout() {
+    // Fit the cards to the screen: as large as the tallest card and the longest amount allow.
     var count = jackpots.size || 1;
     var portrait = window.innerHeight > window.innerWidth;
-    var columns = portrait ? (count <= 3 ? 1 : 2) : (count === 1 ? 1 : count <= 4 ? 2 : 3);
+    var columns = portrait ? (count <= 5 ? 1 : 2) : (count === 1 ? 1 : count <= 4 ? 2 : 3);
     var rows = Math.ceil(count / columns);
     var mostLevels = 1;
+    var longest = 8;
     jackpots.forEach(function (j) { mostLevels = Math.max(mostLevels, j.levelCount); });
-    var scale = Math.min(1.5, Math.max(0.45, 2.4 / (rows * (0.9 + 0.22 * mostLevels)) * (portrait ? 1.1 : 1)));
+    levels.forEach(function (level) { longest = Math.max(longest, formatEuro(level.target).length + 1); });
     listEl.style.setProperty("--columns", columns);
+    var vmin = Math.min(window.innerWidth, window.innerHeight) / 100;
+    var gap = 2.5 * vmin;
+    var cardHeight = (listEl.clientHeight - gap * (rows - 1)) / rows / vmin;
+    var cardWidth = (listEl.clientWidth - gap * (columns - 1)) / columns / vmin;
+    var heightNeeded = 22 + 5.2 * (mostLevels - 1);   // name, top amount, other levels, padding (scale 1)
+    var widthNeeded = longest * 0.62 * 9 + 8;          // the top amount's digits at 9vmin, padding
+    var scale = Math.min(1.6, Math.max(0.4, Math.min(cardHeight / heightNeeded, cardWidth / widthNeeded)));
     listEl.style.setProperty("--scale", scale.toFixed(3));
   }
 
