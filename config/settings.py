@@ -6,6 +6,7 @@ layer and Celery in eager mode. Setting them switches to PostgreSQL, channels_re
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -122,17 +123,20 @@ CELERY_TIMEZONE = "Europe/Rome"
 CELERY_BEAT_SCHEDULE: dict = {}  # filled by config.celery from each app's schedule
 
 if USING_REDIS:
+    # Redis pub/sub: one PUBLISH per group message, received once per server process and fanned out in
+    # memory to its consumers. The list-based RedisChannelLayer costs a Redis round trip and a message
+    # copy per member channel, which 1,000 signs multiply (see README "Benchmarks").
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": env_str("CHANNEL_LAYER_BACKEND", "channels_redis.pubsub.RedisPubSubChannelLayer"),
             "CONFIG": {
                 # redis-py 8's 5 s socket timeout kills the layer's blocking read; see DESIGN "Known traps".
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
-                "capacity": 1500,
-                "expiry": 10,
             },
         }
     }
+    if CHANNEL_LAYERS["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer":
+        CHANNEL_LAYERS["default"]["CONFIG"].update({"capacity": 1500, "expiry": 10})
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -219,8 +223,18 @@ BUSINESS_DAY_CLOSE_HOUR = env_int("BUSINESS_DAY_CLOSE_HOUR", 6, minimum=0)
 if BUSINESS_DAY_CLOSE_HOUR > 23:
     raise ImproperlyConfigured("BUSINESS_DAY_CLOSE_HOUR must be an hour between 0 and 23.")
 CONTRIBUTIONS_BATCH_SIZE = env_int("CONTRIBUTIONS_BATCH_SIZE", 5000, minimum=1)
+# Signs: amount updates are coalesced to at most this many frames a second per screen (API.md: 4).
 SIGNAGE_MAX_UPDATES_PER_SECOND = env_decimal("SIGNAGE_MAX_UPDATES_PER_SECOND", "4")
-SIGNAGE_HEARTBEAT_SECONDS = env_int("SIGNAGE_HEARTBEAT_SECONDS", 4, minimum=1)
+if not Decimal("0.1") <= SIGNAGE_MAX_UPDATES_PER_SECOND <= Decimal("4"):
+    raise ImproperlyConfigured("SIGNAGE_MAX_UPDATES_PER_SECOND must be between 0.1 and 4.")
+# A heartbeat frame at least this often, even with no change (SAS expects a refresh every 5 s).
+SIGNAGE_HEARTBEAT_SECONDS = env_decimal("SIGNAGE_HEARTBEAT_SECONDS", "4")
+if not Decimal("0.01") <= SIGNAGE_HEARTBEAT_SECONDS <= Decimal("5"):
+    raise ImproperlyConfigured("SIGNAGE_HEARTBEAT_SECONDS must be between 0.01 and 5.")
+# How often each server process re-evaluates the link state of the progressives its signs show.
+SIGNAGE_LINK_CHECK_SECONDS = env_decimal("SIGNAGE_LINK_CHECK_SECONDS", "2")
+if SIGNAGE_LINK_CHECK_SECONDS <= 0:
+    raise ImproperlyConfigured("SIGNAGE_LINK_CHECK_SECONDS must be more than 0.")
 
 LOGGING = {
     "version": 1,

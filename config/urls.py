@@ -14,5 +14,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("slots.urls")),
     path("api/v1/", include("jackpots.urls")),
+    path("signage/", include("jackpots.signage.urls")),
     path("", include("floor.urls")),
 ]
