@@ -15,8 +15,9 @@ from floor.access import VIEW_FLOOR_MAP
 from floor.live.publish import room_group
 from floor.live.selectors import room_get, room_tiles
 
-# Machines go offline by saying nothing, which no event announces: a full snapshot this often catches it.
-SNAPSHOT_SECONDS = 15
+# Alarms (door, tilt, handpay, power) are pushed at once; going offline by silence and playing/idle
+# changes are not announced by any event: a full snapshot this often catches them.
+SNAPSHOT_SECONDS = 10
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from floor.live import machines_changed
 from jackpots.tasks import contributions_apply_task
 from slots import selectors
 from slots.models import MachineAlert, MachineEvent
@@ -72,6 +73,8 @@ def event_batch_ingest(events: list, *, principal: Principal, now: datetime | No
             if inserted:
                 has_meters = any(event.type == MachineEvent.Type.METERS for event in inserted)
                 machines_touch(inserted, now=now, lock_all=has_meters)
+                # Door, tilt, handpay and power changes reach the floor map after commit.
+                machines_changed({e.machine.id for e in inserted if e.type == MachineEvent.Type.STATUS})
                 if has_meters:
                     result.memory_resets = meters_apply(
                         [event for event in inserted if event.type == MachineEvent.Type.METERS], now=now
