@@ -78,17 +78,17 @@ def bar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
 class Point:
     x: int  # any integer axis (e.g. epoch seconds)
     y: int  # millicents or cents
-    marked: bool = False
     title: str = ""
 
 
-def line_chart(points: Sequence[Point], caption: str, y_label: str) -> SafeString:
-    """A step line through the points; marked points (hits) drawn as red dots with their title."""
+def line_chart(points: Sequence[Point], marks: Sequence[Point], caption: str, y_label: str) -> SafeString:
+    """A line through the points, the marks (e.g. hits) as red dots with their title on hover."""
     plot_w, plot_h = WIDTH - PAD_LEFT - 8, HEIGHT - PAD_BOTTOM - PAD_TOP
-    if not points:
+    everything = [*points, *marks]
+    if not everything:
         return format_html('<p class="chart-empty">{}</p>', caption)
-    x0, x1 = min(p.x for p in points), max(p.x for p in points)
-    y1 = _scale(max(p.y for p in points))
+    x0, x1 = min(p.x for p in everything), max(p.x for p in everything)
+    y1 = _scale(max(p.y for p in everything))
     span = max(x1 - x0, 1)
 
     def xy(point: Point) -> tuple[int, int]:
@@ -98,11 +98,12 @@ def line_chart(points: Sequence[Point], caption: str, y_label: str) -> SafeStrin
     dots = "".join(
         str(
             format_html(
-                '<circle cx="{}" cy="{}" r="4" fill="#ba2121"><title>{}</title></circle>', *xy(p), p.title
+                '<circle class="mark" cx="{}" cy="{}" r="4" fill="#ba2121"><title>{}</title></circle>',
+                *xy(mark),
+                mark.title,
             )
         )
-        for p in points
-        if p.marked
+        for mark in marks
     )
     return mark_safe(
         f'<svg class="chart" role="img" aria-label="{escape(caption)}" viewBox="0 0 {WIDTH} {HEIGHT}" '

@@ -9,8 +9,11 @@ from django.utils.translation import gettext_lazy as _
 from floor.models import Room, Venue
 from floor.reports.days import business_date_of
 from floor.reports.selectors import GROUP_LABELS
+from jackpots.models import Level
 
 MAX_DAYS = 400
+# One point per hour: a quarter of hours stays a readable line.
+MAX_HISTORY_DAYS = 93
 
 
 def _today() -> object:
@@ -44,3 +47,21 @@ class GameReportForm(forms.Form):
 class RoomHoursForm(forms.Form):
     room = forms.ModelChoiceField(Room.objects.select_related("venue"), label=_("Room"))
     day = forms.DateField(label=_("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
+
+
+class LevelHistoryForm(forms.Form):
+    level = forms.ModelChoiceField(Level.objects.select_related("progressive"), label=_("Level"))
+    first = forms.DateField(label=_("From business day"), widget=forms.DateInput(attrs={"type": "date"}))
+    last = forms.DateField(label=_("To business day"), widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean(self) -> dict:
+        data = super().clean()
+        first, last = data.get("first"), data.get("last")
+        if first and last:
+            if last < first:
+                raise forms.ValidationError(_("The last day comes before the first."), code="range")
+            if (last - first).days >= MAX_HISTORY_DAYS:
+                raise forms.ValidationError(
+                    _("At most %(days)d days per history."), code="range", params={"days": MAX_HISTORY_DAYS}
+                )
+        return data

@@ -21,10 +21,14 @@ def eur(cents: int | None) -> str:
     return cents_to_eur(cents)
 
 
-@register.filter
-def eur_mc(millicents: int | None) -> str:
+def mc_to_eur(millicents: int | None) -> str:
     """Millicents as euros, rounded down to the cent (a display never shows money the pool does not hold)."""
     if millicents is None:
         return ""
     whole = abs(int(millicents)) // 1000
     return cents_to_eur(-whole if millicents < 0 else whole)
+
+
+@register.filter
+def eur_mc(millicents: int | None) -> str:
+    return mc_to_eur(millicents)

@@ -6,7 +6,7 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.db import models
 from django.http import HttpRequest
 
-from floor.templatetags.money import cents_to_eur
+from floor.templatetags.money import mc_to_eur
 
 VERIFY_HIT = "floor.verify_hit"
 PAY_HIT = "floor.pay_hit"
@@ -16,10 +16,7 @@ SEE_MYSTERY_TRIGGER = "floor.see_mystery_trigger"
 
 
 def eur_mc(millicents: int | None) -> str:
-    if millicents is None:
-        return "-"
-    whole = abs(millicents) // 1000
-    return cents_to_eur(-whole if millicents < 0 else whole)
+    return "-" if millicents is None else mc_to_eur(millicents)
 
 
 def audit(request: HttpRequest, obj: models.Model, message: str) -> LogEntry:

@@ -37,3 +37,14 @@ def auditor(db) -> User:
 @pytest.fixture
 def plain_staff(db) -> User:
     return _staff("clerk", None)
+
+
+def level_seeded(*, progressive, name: str = "Grand", position: int = 1, **params):
+    """A level created by the engine (seeded, its first ledger row written): €1,000 reset, 1% rate."""
+    from decimal import Decimal
+
+    from jackpots.services import core
+    from jackpots.services.levels import level_create
+
+    values = {"reset_mc": 100_000_000, "rate": Decimal("0.01"), "reserve_rate": Decimal("0.002"), **params}
+    return level_create(progressive, name=name, position=position, params=core.Params(**values))

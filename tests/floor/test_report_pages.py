@@ -14,7 +14,13 @@ from slots.models import MachineEvent
 from tests.factories import SlotMachineFactory, VenueFactory
 from tests.floor.conftest import game_event
 
-PAGES = ["floor:reports", "floor:report-games", "floor:report-room-hours"]
+PAGES = [
+    "floor:reports",
+    "floor:report-games",
+    "floor:report-room-hours",
+    "floor:report-liability",
+    "floor:report-level-history",
+]
 
 
 @pytest.mark.parametrize("page", PAGES)

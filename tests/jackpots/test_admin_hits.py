@@ -12,7 +12,7 @@ from jackpots import services
 from jackpots.models import Hit
 from jackpots.services import level_hit
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory, VenueFactory
-from tests.jackpots.conftest import level_seeded
+from tests.floor.staff import level_seeded
 
 CHANGELIST = reverse("admin:jackpots_hit_changelist")
 

@@ -13,7 +13,7 @@ from jackpots.admin.common import eur_mc
 from jackpots.models import LevelChange
 from jackpots.services import level_hit
 from tests.factories import ProgressiveFactory, SlotMachineFactory
-from tests.jackpots.conftest import level_seeded
+from tests.floor.staff import level_seeded
 
 
 @pytest.fixture
