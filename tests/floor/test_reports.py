@@ -215,3 +215,12 @@ def test_report_matches_independent_sums(floor_two_rooms, games):
         if first <= day <= last:
             want[asset] = [a + b for a, b in zip(want[asset], sums, strict=True)]
     assert got == {asset: tuple(sums) for asset, sums in want.items()}
+
+
+def test_refresh_task_runs_the_service(floor_two_rooms):
+    from floor.tasks import machine_hour_stats_refresh_task
+
+    _venue, (m1, _, _) = floor_two_rooms
+    MachineEvent.objects.bulk_create([game_event(m1, 1, rome(2026, 11, 20, 10), 100, 0)])
+    assert machine_hour_stats_refresh_task() == 1
+    assert MachineHourStat.objects.get().coin_in_cents == 100
