@@ -20,11 +20,12 @@ def _today() -> object:
     return business_date_of(timezone.now(), "Europe/Rome")
 
 
-class GameReportForm(forms.Form):
-    venue = forms.ModelChoiceField(Venue.objects.all(), to_field_name="code", label=_("Venue"))
+class BusinessDaysForm(forms.Form):
+    """A range of business days, first..last inclusive, at most ``max_days`` long."""
+
+    max_days = MAX_DAYS
     first = forms.DateField(label=_("From business day"), widget=forms.DateInput(attrs={"type": "date"}))
     last = forms.DateField(label=_("To business day"), widget=forms.DateInput(attrs={"type": "date"}))
-    group_by = forms.ChoiceField(choices=list(GROUP_LABELS.items()), initial="machine", label=_("Per"))
 
     def clean(self) -> dict:
         data = super().clean()
@@ -32,11 +33,17 @@ class GameReportForm(forms.Form):
         if first and last:
             if last < first:
                 raise forms.ValidationError(_("The last day comes before the first."), code="range")
-            if (last - first).days >= MAX_DAYS:
+            if (last - first).days >= self.max_days:
                 raise forms.ValidationError(
-                    _("At most %(days)d days per report."), code="range", params={"days": MAX_DAYS}
+                    _("At most %(days)d days at a time."), code="range", params={"days": self.max_days}
                 )
         return data
+
+
+class GameReportForm(BusinessDaysForm):
+    venue = forms.ModelChoiceField(Venue.objects.all(), to_field_name="code", label=_("Venue"))
+    group_by = forms.ChoiceField(choices=list(GROUP_LABELS.items()), initial="machine", label=_("Per"))
+    field_order = ["venue", "first", "last", "group_by"]
 
     @classmethod
     def initial_for_today(cls) -> dict:
@@ -49,19 +56,7 @@ class RoomHoursForm(forms.Form):
     day = forms.DateField(label=_("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
 
 
-class LevelHistoryForm(forms.Form):
+class LevelHistoryForm(BusinessDaysForm):
+    max_days = MAX_HISTORY_DAYS
     level = forms.ModelChoiceField(Level.objects.select_related("progressive"), label=_("Level"))
-    first = forms.DateField(label=_("From business day"), widget=forms.DateInput(attrs={"type": "date"}))
-    last = forms.DateField(label=_("To business day"), widget=forms.DateInput(attrs={"type": "date"}))
-
-    def clean(self) -> dict:
-        data = super().clean()
-        first, last = data.get("first"), data.get("last")
-        if first and last:
-            if last < first:
-                raise forms.ValidationError(_("The last day comes before the first."), code="range")
-            if (last - first).days >= MAX_HISTORY_DAYS:
-                raise forms.ValidationError(
-                    _("At most %(days)d days per history."), code="range", params={"days": MAX_HISTORY_DAYS}
-                )
-        return data
+    field_order = ["level", "first", "last"]

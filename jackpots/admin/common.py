@@ -28,3 +28,16 @@ def audit(request: HttpRequest, obj: models.Model, message: str) -> LogEntry:
         change_message=message,
         single_object=True,
     )
+
+
+class ReadOnlyAdmin:
+    """Nothing is added, edited or deleted through these pages: money moves only through the engine."""
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

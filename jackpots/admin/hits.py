@@ -18,7 +18,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from floor.templatetags.money import cents_to_eur
-from jackpots.admin.common import PAY_HIT, SEE_MYSTERY_TRIGGER, VERIFY_HIT, VOID_HIT, audit, eur_mc
+from jackpots.admin.common import (
+    PAY_HIT,
+    SEE_MYSTERY_TRIGGER,
+    VERIFY_HIT,
+    VOID_HIT,
+    ReadOnlyAdmin,
+    audit,
+)
 from jackpots.models import Hit
 from jackpots.services import EngineError, hit_pay, hit_verify, hit_void
 
@@ -50,7 +57,7 @@ class OpenFilter(admin.SimpleListFilter):
 
 
 @admin.register(Hit)
-class HitAdmin(admin.ModelAdmin):
+class HitAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = [
         "id",
         "at",
@@ -115,15 +122,6 @@ class HitAdmin(admin.ModelAdmin):
         return hit.machine.room.venue.code if hit.machine_id else "-"
 
     # --- permissions: nothing is edited or deleted here; the actions are the only writes ---------------
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Hit | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Hit | None = None) -> bool:
-        return False
-
     def has_verify_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(VERIFY_HIT)
 
@@ -192,6 +190,3 @@ class HitAdmin(admin.ModelAdmin):
             "selected": [str(pk) for pk in queryset.values_list("pk", flat=True)],
         }
         return TemplateResponse(request, "admin/jackpots/hit/void.html", context)
-
-
-__all__ = ["HitAdmin", "eur_mc"]

@@ -15,7 +15,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from jackpots.admin.common import CHANGE_LEVEL_PARAMETERS, SEE_MYSTERY_TRIGGER, audit, eur_mc
+from jackpots.admin.common import CHANGE_LEVEL_PARAMETERS, SEE_MYSTERY_TRIGGER, ReadOnlyAdmin, audit, eur_mc
 from jackpots.models import Hit, Level, LevelChange, Progressive
 from jackpots.services import EngineError, level_parameters_change
 
@@ -23,7 +23,23 @@ MC_PER_EUR = 100_000
 LAST_WINS = 25  # NY 5320.8(b): at least the last 25 wins per level
 
 
-class LevelInline(admin.TabularInline):
+class LevelMeters:
+    """The level's money meters as euro columns (rule 2), shared by the level page and the inline."""
+
+    @admin.display(description=gettext_lazy("amount (EUR)"), ordering="current_mc")
+    def amount(self, level: Level) -> str:
+        return eur_mc(level.current_mc)
+
+    @admin.display(description=gettext_lazy("reserve (EUR)"), ordering="reserve_mc")
+    def reserve(self, level: Level) -> str:
+        return eur_mc(level.reserve_mc)
+
+    @admin.display(description=gettext_lazy("overflow (EUR)"), ordering="overflow_mc")
+    def overflow(self, level: Level) -> str:
+        return eur_mc(level.overflow_mc)
+
+
+class LevelInline(LevelMeters, ReadOnlyAdmin, admin.TabularInline):
     model = Level
     extra = 0
     can_delete = False
@@ -31,42 +47,15 @@ class LevelInline(admin.TabularInline):
     fields = ["position", "name", "amount", "reserve", "overflow", "hits", "stopped"]
     readonly_fields = fields
 
-    @admin.display(description=gettext_lazy("amount (EUR)"))
-    def amount(self, level: Level) -> str:
-        return eur_mc(level.current_mc)
-
-    @admin.display(description=gettext_lazy("reserve (EUR)"))
-    def reserve(self, level: Level) -> str:
-        return eur_mc(level.reserve_mc)
-
-    @admin.display(description=gettext_lazy("overflow (EUR)"))
-    def overflow(self, level: Level) -> str:
-        return eur_mc(level.overflow_mc)
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
 
 @admin.register(Progressive)
-class ProgressiveAdmin(admin.ModelAdmin):
+class ProgressiveAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ["name", "kind", "currency", "created_at"]
     list_filter = ["kind", "currency"]
     search_fields = ["name"]
     inlines = [LevelInline]
     readonly_fields = ["name", "kind", "currency", "created_at"]
     fields = readonly_fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 class LevelParametersForm(forms.Form):
@@ -116,7 +105,8 @@ class LevelParametersForm(forms.Form):
 
 
 @admin.register(Level)
-class LevelAdmin(admin.ModelAdmin):
+# Parameters change only through the engine (staged until the next reset), never by a plain save.
+class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
     list_display = [
         "__str__",
         "position",
@@ -156,18 +146,6 @@ class LevelAdmin(admin.ModelAdmin):
         "mystery",
     ]
 
-    @admin.display(description=gettext_lazy("amount (EUR)"), ordering="current_mc")
-    def amount(self, level: Level) -> str:
-        return eur_mc(level.current_mc)
-
-    @admin.display(description=gettext_lazy("reserve (EUR)"), ordering="reserve_mc")
-    def reserve(self, level: Level) -> str:
-        return eur_mc(level.reserve_mc)
-
-    @admin.display(description=gettext_lazy("overflow (EUR)"), ordering="overflow_mc")
-    def overflow(self, level: Level) -> str:
-        return eur_mc(level.overflow_mc)
-
     @admin.display(description=gettext_lazy("wagered (EUR)"), ordering="wagered_cents")
     def wagered(self, level: Level) -> str:
         return eur_mc(level.wagered_cents * 1000)
@@ -202,16 +180,6 @@ class LevelAdmin(admin.ModelAdmin):
     def get_list_display(self, request: HttpRequest) -> list[str]:
         extra = ["trigger"] if request.user.has_perm(SEE_MYSTERY_TRIGGER) else []
         return [*self.list_display, *extra]
-
-    # Parameters change only through the engine (staged until the next reset), never by a plain save.
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Level | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Level | None = None) -> bool:
-        return False
 
     def get_urls(self) -> list:
         return [
