@@ -191,23 +191,23 @@ async def test_socket_refused(request, room, who):
     assert code == (4404 if who == "no_room" else 4403)
 
 
-def test_status_event_posted_through_the_api_reaches_the_room_group(
-    client, room, django_capture_on_commit_callbacks
-):
-    """The ingest announces status changes; the room's map group gets the machine's new state."""
+@pytest.mark.django_db(transaction=True)
+async def test_status_event_posted_through_the_api_reaches_the_map(manager, room):
+    """The ingest announces status changes after its commit; the room's open maps get the new state."""
     import orjson
-    from asgiref.sync import async_to_sync
-    from channels.layers import get_channel_layer
+    from django.test import Client
 
     from floor.credentials import credential_issue
-    from floor.live import room_group
     from slots.models import MachineKey
 
-    machine = SlotMachineFactory(room=room, asset_number="NOG-0101", last_seen=timezone.now())
-    key = credential_issue(MachineKey, kind="mach", machine=machine)[1]
-    layer = get_channel_layer()
-    channel = async_to_sync(layer.new_channel)()
-    async_to_sync(layer.group_add)(room_group(room.pk), channel)
+    def machine_with_key() -> tuple[SlotMachine, str]:
+        machine = SlotMachineFactory(room=room, asset_number="NOG-0101", last_seen=timezone.now())
+        return machine, credential_issue(MachineKey, kind="mach", machine=machine)[1]
+
+    machine, key = await sync_to_async(machine_with_key)()
+    communicator = _communicator(manager)
+    assert (await communicator.connect())[0]
+    assert (await communicator.receive_json_from())["type"] == "snapshot"
     event = {
         "machine": "NOG-0101",
         "seq": 1,
@@ -215,14 +215,18 @@ def test_status_event_posted_through_the_api_reaches_the_room_group(
         "type": "status",
         "status": "door_open",
     }
-    with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(
+
+    def post() -> dict:
+        response = Client().post(
             "/api/v1/events",
             orjson.dumps({"events": [event]}),
             content_type="application/json",
             HTTP_AUTHORIZATION=f"Bearer {key}",
         )
-    assert response.json()["accepted"] == 1
-    message = async_to_sync(layer.receive)(channel)
-    assert message["type"] == "machines.update"
-    assert [(tile["asset"], tile["state"]) for tile in message["machines"]] == [("NOG-0101", "door_open")]
+        return response.json()
+
+    assert (await sync_to_async(post)())["accepted"] == 1
+    update = await communicator.receive_json_from(timeout=5)
+    assert update["type"] == "update"
+    assert [(tile["id"], tile["state"]) for tile in update["machines"]] == [(machine.pk, "door_open")]
+    await communicator.disconnect()
