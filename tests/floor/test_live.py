@@ -104,6 +104,16 @@ def test_machine_panel_shows_meters_events_and_hits(client, manager, room):
     assert "1,500.00" in body
 
 
+@pytest.fixture
+async def db_threads_closed():
+    """database_sync_to_async keeps a connection in its worker thread: close it so the test database can
+    be dropped at the end of the run."""
+    yield
+    from django.db import connections
+
+    await sync_to_async(connections.close_all)()
+
+
 def _communicator(user, path="/ws/floor/NOG/1/", origin=b"http://testserver"):
     communicator = WebsocketCommunicator(
         URLRouter(websocket_urlpatterns), path, headers=[(b"origin", origin)]
@@ -113,7 +123,7 @@ def _communicator(user, path="/ws/floor/NOG/1/", origin=b"http://testserver"):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_socket_snapshot_then_push_after_commit(manager, room):
+async def test_socket_snapshot_then_push_after_commit(manager, room, db_threads_closed):
     machine = await sync_to_async(SlotMachineFactory)(
         room=room, asset_number="NOG-0101", last_seen=timezone.now()
     )
@@ -151,7 +161,7 @@ async def test_socket_snapshot_then_push_after_commit(manager, room):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_no_push_when_the_change_rolls_back(manager, room):
+async def test_no_push_when_the_change_rolls_back(manager, room, db_threads_closed):
     machine = await sync_to_async(SlotMachineFactory)(room=room, last_seen=timezone.now())
     communicator = _communicator(manager)
     await communicator.connect()
@@ -171,7 +181,7 @@ async def test_no_push_when_the_change_rolls_back(manager, room):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("who", ["anonymous", "plain_staff", "wrong_origin", "no_room"])
-async def test_socket_refused(request, room, who):
+async def test_socket_refused(request, room, who, db_threads_closed):
     from django.contrib.auth.models import AnonymousUser
 
     path, origin = "/ws/floor/NOG/1/", b"http://testserver"
@@ -192,7 +202,7 @@ async def test_socket_refused(request, room, who):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_status_event_posted_through_the_api_reaches_the_map(manager, room):
+async def test_status_event_posted_through_the_api_reaches_the_map(manager, room, db_threads_closed):
     """The ingest announces status changes after its commit; the room's open maps get the new state."""
     import orjson
     from django.test import Client
