@@ -7,13 +7,13 @@ from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Literal
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Q, QuerySet, Sum
 from django.utils.translation import gettext_lazy as _
 
 from floor.models import MachineHourStat, Room, Venue
 from floor.reports.days import business_date_of, business_days_bounds
 from jackpots.models import Hit
-from slots.models import SlotMachine
+from slots.models import MeterDelta, SlotMachine
 
 GroupBy = Literal["machine", "bank", "room", "venue", "day"]
 GROUPINGS: dict[str, tuple[str, ...]] = {
@@ -31,7 +31,7 @@ GROUP_LABELS = {
     "venue": _("Venue"),
     "day": _("Business day"),
 }
-# Hits report their machine; the same grouping through the hit's machine.
+# Hits and meter deltas name their machine; the same grouping through it.
 HIT_KEYS = {
     "machine": "machine_id",
     "bank": "machine__bank_id",
@@ -57,6 +57,7 @@ class GameRow:
     coin_in_cents: int = 0
     coin_out_cents: int = 0
     progressive_wins_cents: int = 0
+    # Attendant-paid wins as the machines' handpay meter counts them (SAS), in cents.
     handpay_wins_cents: int = 0
 
     @property
@@ -88,27 +89,31 @@ class GameReport:
         return total
 
 
+def _sums_by_key(rows: QuerySet, amount: str, venue: Venue, group_by: str) -> dict[object, int]:
+    """Sums ``amount`` of the rows per group; per business day in Python (few rows: hits, handpays)."""
+    if group_by == "day":
+        sums: dict[object, int] = {}
+        for at, value in rows.values_list("at", amount):
+            day = business_date_of(at, venue.time_zone)
+            sums[day] = sums.get(day, 0) + value
+        return sums
+    key = HIT_KEYS[group_by]
+    grouped = rows.values(key).annotate(total=Sum(amount)).order_by()
+    return {row[key]: row["total"] or 0 for row in grouped}
+
+
 def _wins_by_key(venue: Venue, first: date, last: date, group_by: str) -> dict[object, tuple[int, int]]:
-    """Progressive wins and, among them, those at or above the venue's handpay threshold, per group."""
+    """Progressive wins (hits not voided) and handpays (the machines' handpay meter) per group."""
     start, end = business_days_bounds(first, last, venue.time_zone)
     hits = Hit.objects.filter(machine__room__venue=venue, at__gte=start, at__lt=end).exclude(
         state=Hit.State.VOIDED
     )
-    handpay = Q(amount_cents__gte=venue.handpay_threshold_cents)
-    if group_by == "day":
-        wins: dict[object, list[int]] = {}
-        for at, amount in hits.values_list("at", "amount_cents"):
-            day = business_date_of(at, venue.time_zone)
-            slot = wins.setdefault(day, [0, 0])
-            slot[0] += amount
-            slot[1] += amount if amount >= venue.handpay_threshold_cents else 0
-        return {day: (won, hand) for day, (won, hand) in wins.items()}
-    rows = (
-        hits.values(HIT_KEYS[group_by])
-        .annotate(won=Sum("amount_cents"), handpay=Sum("amount_cents", filter=handpay))
-        .order_by()
+    handpays = MeterDelta.objects.filter(
+        machine__room__venue=venue, name="handpay", at__gte=start, at__lt=end, delta__gt=0
     )
-    return {row[HIT_KEYS[group_by]]: (row["won"] or 0, row["handpay"] or 0) for row in rows}
+    won = _sums_by_key(hits, "amount_cents", venue, group_by)
+    paid_by_hand = _sums_by_key(handpays, "delta", venue, group_by)
+    return {key: (won.get(key, 0), paid_by_hand.get(key, 0)) for key in {*won, *paid_by_hand}}
 
 
 def game_report(venue: Venue, first: date, last: date, group_by: GroupBy = "machine") -> GameReport:

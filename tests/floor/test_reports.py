@@ -14,7 +14,7 @@ from floor.models import MachineHourStat, ReportRefreshState
 from floor.reports.selectors import game_report, hold_percent, room_coin_in_by_hour
 from floor.reports.services import machine_hour_stats_refresh
 from jackpots.models import Hit
-from slots.models import MachineEvent
+from slots.models import MachineEvent, MeterDelta
 from tests.factories import BankFactory, LevelFactory, RoomFactory, SlotMachineFactory, VenueFactory
 from tests.floor.conftest import game_event
 
@@ -103,6 +103,19 @@ def test_groupings_hold_and_wins(floor_two_rooms):
     Hit.objects.create(machine=m1, at=day, amount_cents=150_000, state=Hit.State.PAID, **common)
     Hit.objects.create(machine=m1, at=day, amount_cents=20_000, state=Hit.State.HIT, **common)
     Hit.objects.create(machine=m3, at=day, amount_cents=99_999, state=Hit.State.VOIDED, **common)
+    # The handpay meter: a baseline (no delta) then an attendant-paid €1,250 on m1; one on m3 the day after.
+    meters = [game_event(m, seq, day, 1, 0) for m, seq in ((m1, 10), (m1, 11), (m3, 10))]
+    for event in meters:
+        event.type, event.wager_cents, event.win_cents = MachineEvent.Type.METERS, None, None
+    MachineEvent.objects.bulk_create(meters)
+    for event, delta, kind, at in (
+        (meters[0], 0, MeterDelta.Kind.BASELINE, day),
+        (meters[1], 125_000, MeterDelta.Kind.INCREMENT, day),
+        (meters[2], 40_000, MeterDelta.Kind.INCREMENT, day + timedelta(days=1)),
+    ):
+        MeterDelta.objects.create(
+            event=event, machine=event.machine, name="handpay", value=delta, delta=delta, kind=kind, at=at
+        )
     machine_hour_stats_refresh()
 
     by_machine = game_report(venue, date(2026, 11, 20), date(2026, 11, 20), "machine")
@@ -114,7 +127,7 @@ def test_groupings_hold_and_wins(floor_two_rooms):
     )
     assert rows["NOG-0101"].hold_cents == 0
     assert rows["NOG-0101"].progressive_wins_cents == 170_000
-    assert rows["NOG-0101"].handpay_wins_cents == 150_000
+    assert rows["NOG-0101"].handpay_wins_cents == 125_000
     assert rows["NOG-0201"].progressive_wins_cents == 0
     assert str(rows["NOG-0201"].hold_percent) == "75.00"
     total = by_machine.total
@@ -129,7 +142,14 @@ def test_groupings_hold_and_wins(floor_two_rooms):
         (1000, 0),
     ]
     by_venue = game_report(venue, date(2026, 11, 20), date(2026, 11, 20), "venue")
-    assert [(row.labels, row.coin_in_cents) for row in by_venue.rows] == [(("NOG",), 2200)]
+    assert [(row.labels, row.coin_in_cents, row.handpay_wins_cents) for row in by_venue.rows] == [
+        (("NOG",), 2200, 125_000)
+    ]
+    by_day = game_report(venue, date(2026, 11, 20), date(2026, 11, 21), "day")
+    assert [(row.key, row.handpay_wins_cents, row.progressive_wins_cents) for row in by_day.rows] == [
+        (date(2026, 11, 20), 125_000, 170_000),
+        (date(2026, 11, 21), 40_000, 0),
+    ]
 
 
 def test_hold_percent_exact():
