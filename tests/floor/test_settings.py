@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_database, env_decimal, env_int, env_list, env_redis
+from config.env import env_bool, env_choice, env_database, env_decimal, env_int, env_list, env_redis
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,6 +45,7 @@ PRODUCTION = {
         ("REDIS_URL", "http://127.0.0.1:6379/0", "REDIS_URL must be a redis:// URL"),
         ("DEBUG", "maybe", "DEBUG must be true or false"),
         ("MACHINE_OFFLINE_AFTER_SECONDS", "thirty", "MACHINE_OFFLINE_AFTER_SECONDS must be a whole number"),
+        ("LOG_LEVEL", "LOUD", "LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL, not 'LOUD'"),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(
@@ -147,3 +148,13 @@ def test_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_lists(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ALLOWED_HOSTS", " progressivo.example , ,10.0.0.5")
     assert env_list("ALLOWED_HOSTS") == ["progressivo.example", "10.0.0.5"]
+
+
+def test_choices(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LANGUAGE_CODE", "it")
+    assert env_choice("LANGUAGE_CODE", "en", ("en", "it")) == "it"
+    monkeypatch.setenv("LANGUAGE_CODE", "")
+    assert env_choice("LANGUAGE_CODE", "en", ("en", "it")) == "en"
+    monkeypatch.setenv("LANGUAGE_CODE", "fr")
+    with pytest.raises(ImproperlyConfigured, match="LANGUAGE_CODE must be one of en, it, not 'fr'"):
+        env_choice("LANGUAGE_CODE", "en", ("en", "it"))
