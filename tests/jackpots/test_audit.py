@@ -65,3 +65,12 @@ def test_an_event_unmarked_from_its_batch_is_found(played, capsys):
     code, out = _run(capsys)
     assert code == 1
     assert "carry its mark" in out
+
+
+def test_a_hit_paid_more_than_its_ledger_row_is_found(played, capsys):
+    _, _, level = played
+    hit = level.hit_records.get()
+    type(hit).objects.filter(pk=hit.pk).update(amount_cents=F("amount_cents") + 1)
+    code, out = _run(capsys)
+    assert code == 1
+    assert f"its hits were paid {(hit.amount_cents + 1) * 1000} mc" in out

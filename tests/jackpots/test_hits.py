@@ -21,6 +21,7 @@ from jackpots.services import (
     level_wager_add,
 )
 from jackpots.services.levels import level_create
+from tests.factories import SlotMachineFactory
 from tests.jackpots.conftest import GRAND, progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
 
@@ -237,4 +238,87 @@ def test_table_primitives_share_and_whole_split(linked):
     level.refresh_from_db()
     # reset + reserve + the cent and the sub-cent the three-way split left.
     assert (level.cycle, level.current_mc) == (2, 100_000_000 + 4_000_000 + 1_000)
+    assert jackpots_audit()[1] == []
+
+
+def test_two_jackpot_events_in_one_batch_are_ordered_and_each_takes_its_turn(linked):
+    _, machines, level = linked
+    GameEventFactory(machine=machines[0], wager_cents=50_000)  # +500,000 mc, reserve +100,000 mc
+    JackpotEventFactory(machine=machines[1], level_id=level.id, amount_cents=100_500)
+    JackpotEventFactory(machine=machines[2], level_id=level.id, amount_cents=100_500)
+    contributions_apply()
+    first, second = Hit.objects.filter(level=level).order_by("number")
+    assert (first.number, first.machine_id, first.amount_cents, first.discrepancy_cents) == (
+        1,
+        machines[1].id,
+        100_500,
+        0,
+    )
+    assert (second.number, second.machine_id, second.amount_cents, second.discrepancy_cents) == (
+        2,
+        machines[2].id,
+        100_100,
+        100_500 - 100_100,
+    )
+    level.refresh_from_db()
+    assert (level.current_mc, level.cycle, level.total_won_cents) == (100_000_000, 3, 200_600)
+    assert jackpots_audit()[1] == []
+
+
+def test_ledger_rows_cannot_be_edited_or_deleted(linked):
+    _, _, level = linked
+    entry = level.ledger.get()
+    entry.current_delta_mc += 1
+    with pytest.raises(ValueError, match="append-only"):
+        entry.save()
+    with pytest.raises(ValueError, match="append-only"):
+        entry.delete()
+
+
+def test_a_jackpot_event_for_a_level_the_machine_cannot_hit_is_logged_not_paid(linked, caplog):
+    _, _, level = linked
+    stranger = SlotMachineFactory()
+    event = JackpotEventFactory(machine=stranger, level_id=level.id, amount_cents=50_000)
+    assert contributions_apply() == 1
+    assert Hit.objects.filter(level=level).count() == 0
+    assert f"jackpot event {event.id} of machine {stranger.id} names level {level.id}" in caplog.text
+    level.refresh_from_db()
+    assert (level.current_mc, level.hits) == (100_000_000, 0)
+
+
+def test_staged_changes_take_effect_when_a_table_award_resets_the_level(linked, people):
+    _, _, level = linked
+    level_parameters_change(level, people[0], {"reserve_rate": "0.005"}, "more reserve")
+    level_award(level.id, mode=AwardMode.WHOLE)
+    level.refresh_from_db()
+    assert (level.reserve_rate, level.cycle) == (Decimal("0.005"), 2)
+    assert level.changes.get().state == LevelChange.State.APPLIED
+    level_wager_add(level.id, 1_000)
+    level.refresh_from_db()
+    assert level.reserve_mc == 5_000
+    assert jackpots_audit()[1] == []
+
+
+def test_a_void_puts_back_the_parameters_its_reset_applied(linked, people):
+    _, machines, level = linked
+    change = level_parameters_change(level, people[0], {"rate": "0.03"}, "promotion")
+    hit = _hit(machines, level, wagers=(1_000,))
+    level.refresh_from_db()
+    assert level.rate == Decimal("0.03")
+    hit_void(hit, people[1], "door open during play")
+    level.refresh_from_db()
+    change.refresh_from_db()
+    assert (level.rate, level.cycle, level.current_mc) == (Decimal("0.01"), 1, 100_010_000)
+    assert (change.state, change.applied_cycle) == (LevelChange.State.STAGED, None)
+    assert jackpots_audit()[1] == []
+
+
+def test_voiding_a_fixed_prize_leaves_the_pool_alone(linked, people):
+    _, _, level = linked
+    level_wager_add(level.id, 10_000)
+    fixed = level_award(level.id, mode=AwardMode.FIXED, value=500, reference="flush")
+    assert [h.amount_cents for h in fixed.hits] == [500]
+    hit_void(fixed.hits[0], people[0], "misdealt hand")
+    level.refresh_from_db()
+    assert (level.current_mc, level.reserve_mc, level.total_won_cents) == (100_100_000, 20_000, 0)
     assert jackpots_audit()[1] == []

@@ -59,3 +59,29 @@ def test_seed_is_idempotent_and_audits_clean():
     assert {(lv.reset_mc, lv.limit_mc) for lv in ainsworth} == {(10_000_000, 200_000_000)}
     assert Level.objects.count() == 3 + 5 + 6 + 1 + 1
     assert jackpots_audit() == (16, [])
+
+
+def test_seed_venezia_builds_the_five_progressives_on_the_real_floor():
+    from django.core.management import call_command
+
+    call_command("seed_venezia", machines_per_room=12)
+    call_command("seed_venezia", machines_per_room=12)
+    kinds = dict(Progressive.objects.values_list("name", "kind"))
+    assert kinds["Diamond Vault"] == kinds["Grease"] == kinds["Venezia Mystery"] == "linked"
+    assert kinds["Super Spin"] == "wide_area"
+    assert sorted(k for n, k in kinds.items() if n.startswith("Ainsworth")) == ["standalone"] * 3
+    assert ProgressiveMachine.objects.filter(progressive__name="Diamond Vault").count() == 4
+    assert ProgressiveMachine.objects.filter(progressive__name="Grease").count() == 3
+    spin_venues = set(
+        ProgressiveMachine.objects.filter(progressive__name="Super Spin").values_list(
+            "machine__room__venue__code", flat=True
+        )
+    )
+    assert spin_venues == {"NOG", "VEN"}
+    mystery_venues = set(
+        ProgressiveMachine.objects.filter(progressive__name="Venezia Mystery").values_list(
+            "machine__room__venue__code", flat=True
+        )
+    )
+    assert mystery_venues == {"NOG"}
+    assert jackpots_audit() == (16, [])
