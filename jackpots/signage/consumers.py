@@ -114,12 +114,12 @@ class SignageConsumer(AsyncWebsocketConsumer):
                 self.pending[level["id"]] = level
         if not self.pending or self.flush_handle is not None:
             return
+        # Wait a few milliseconds at least, so the messages of one engine batch (one per progressive)
+        # make one frame; then no sooner than the pacing allows.
         loop = asyncio.get_running_loop()
-        wait = self.last_update_at + 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND) - loop.time()
-        if wait <= 0:
-            await self.flush()
-        else:
-            self.flush_handle = loop.call_later(wait, self._flush_later)
+        gather = settings.SIGNAGE_GATHER_MILLISECONDS / 1000
+        pacing = self.last_update_at + 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND) - loop.time()
+        self.flush_handle = loop.call_later(max(gather, pacing), self._flush_later)
 
     async def hit_announced(self, message: dict) -> None:
         await self.send_frame(dict(message["frame"]))
