@@ -54,6 +54,8 @@ class SignageConsumer(AsyncWebsocketConsumer):
         self.groups_joined: list[str] = []
         self.frames = 0
         self.pending: dict[int, dict] = {}
+        self.batches: dict[str | None, set[int]] = {}
+        self.progressive_ids: list[int] = []
         self.shown_seq: dict[int, int] = {}
         self.links: dict[int, str] = {}
         self.last_update_at = float("-inf")
@@ -70,7 +72,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
         if screen is None:
             await self.close(code=CLOSE_UNAUTHORIZED)
             return
-        progressive_ids = await database_sync_to_async(screen_progressive_ids)(screen)
+        self.progressive_ids = progressive_ids = await database_sync_to_async(screen_progressive_ids)(screen)
         # Join before reading the snapshot: a change committed in between arrives as an update with a
         # higher seq, and anything not newer than the snapshot is dropped.
         for pid in progressive_ids:
@@ -112,14 +114,29 @@ class SignageConsumer(AsyncWebsocketConsumer):
             newest = self.pending.get(level["id"], {}).get("seq", self.shown_seq.get(level["id"], -1))
             if level["seq"] > newest:
                 self.pending[level["id"]] = level
-        if not self.pending or self.flush_handle is not None:
+        # The batch is complete for this sign when the messages of all its progressives in it are here.
+        batch = message.get("batch")
+        waiting = self.batches.setdefault(
+            batch, set(message.get("batch_progressives", ())) & set(self.progressive_ids)
+        )
+        waiting.discard(message["progressive"])
+        if not waiting:
+            del self.batches[batch]
+        if not self.pending:
             return
-        # Wait a few milliseconds at least, so the messages of one engine batch (one per progressive)
-        # make one frame; then no sooner than the pacing allows.
         loop = asyncio.get_running_loop()
-        gather = settings.SIGNAGE_GATHER_MILLISECONDS / 1000
         pacing = self.last_update_at + 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND) - loop.time()
-        self.flush_handle = loop.call_later(max(gather, pacing), self._flush_later)
+        if not waiting and pacing <= 0:
+            await self.flush()
+            return
+        # Either the pacing holds the frame back, or the rest of the batch is still on its way (it is
+        # not waited for longer than SIGNAGE_GATHER_MILLISECONDS).
+        due = loop.time() + max(pacing, settings.SIGNAGE_GATHER_MILLISECONDS / 1000 if waiting else 0)
+        if self.flush_handle is not None and self.flush_handle.when() <= due:
+            return
+        if self.flush_handle is not None:
+            self.flush_handle.cancel()
+        self.flush_handle = loop.call_at(due, self._flush_later)
 
     async def hit_announced(self, message: dict) -> None:
         await self.send_frame(dict(message["frame"]))
@@ -131,6 +148,10 @@ class SignageConsumer(AsyncWebsocketConsumer):
         asyncio.get_running_loop().create_task(self.flush())
 
     async def flush(self) -> None:
+        if self.flush_handle is not None:
+            self.flush_handle.cancel()
+            self.flush_handle = None
+        self.batches.clear()
         if not self.pending:
             return
         levels = sorted(self.pending.values(), key=lambda level: level["id"])
