@@ -118,7 +118,9 @@ def super_spin_seq(level_id: int) -> int:
 
 
 async def client_run(client: Client, url: str, origin: str, level_id: int, stop: asyncio.Event) -> None:
-    async with websockets.connect(url, origin=origin, max_queue=None, ping_interval=None) as socket:
+    async with websockets.connect(
+        url, origin=origin, max_queue=None, ping_interval=None, open_timeout=120
+    ) as socket:
         async for raw in socket:
             received = time.monotonic()
             frame = orjson.loads(raw)
@@ -226,15 +228,22 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
     ws_base = stack.url.replace("http://", "ws://")
     server = psutil.Process(stack.server.pid)
     tasks = []
+    connect_started = time.monotonic()
     for index, client in enumerate(clients):
         url = f"{ws_base}/ws/signage/{client.screen}/?token={floor['tokens'][client.screen]}"
         tasks.append(asyncio.create_task(client_run(client, url, stack.url, floor["super_spin"], stop)))
         if index % 50 == 49:
             await asyncio.sleep(0.3)  # connect in waves, as screens do after a restart
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while sum(1 for c in clients if c.frames) < n and time.monotonic() < deadline:
+        if all(task.done() for task in tasks):
+            break
         await asyncio.sleep(0.2)
     connected = sum(1 for c in clients if c.frames)
+    connect_seconds = time.monotonic() - connect_started
+    failures = [task.exception() for task in tasks if task.done() and task.exception()]
+    if failures:
+        print(f"  {len(failures)} clients failed, e.g. {failures[0]!r}")
     await asyncio.sleep(2)
     rss_idle = server.memory_info().rss
     cpu_before = server.cpu_times()
@@ -275,6 +284,7 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
     return {
         "n": n,
         "connected": connected,
+        "connect_seconds": connect_seconds,
         "probes": len(probes),
         "latency": values,
         "engine": [value for value in engine if not math.isnan(value)],
@@ -293,7 +303,10 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
 
 def report(result: dict) -> None:
     lat = result["latency"]
-    print(f"\nN = {result['n']} screens ({result['connected']} connected), {result['probes']} probes")
+    print(
+        f"\nN = {result['n']} screens ({result['connected']} connected with their snapshot in "
+        f"{result['connect_seconds']:.1f} s), {result['probes']} probes"
+    )
     if lat:
         print(
             f"  latency POST response -> update frame: p50 {statistics.median(lat):.0f} ms, "

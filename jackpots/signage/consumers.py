@@ -19,10 +19,10 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.utils import timezone
 
-from jackpots.apis import ProgressivePublicSerializer
 from jackpots.publish import progressive_group
 from jackpots.signage.links import link_watcher
-from jackpots.signage.selectors import screen_authenticate, screen_progressive_ids, signage_snapshot
+from jackpots.signage.selectors import screen_authenticate, screen_progressive_ids
+from jackpots.signage.snapshots import snapshot_share
 
 CLOSE_UNAUTHORIZED = 4401
 
@@ -79,9 +79,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
             group = progressive_group(pid)
             await self.channel_layer.group_add(group, self.channel_name)
             self.groups_joined.append(group)
-        jackpots = ProgressivePublicSerializer(
-            await database_sync_to_async(signage_snapshot)(progressive_ids), many=True
-        ).data
+        jackpots = await snapshot_share().get(tuple(progressive_ids))
         for jackpot in jackpots:
             self.links[jackpot["id"]] = jackpot["link"]
             for level in jackpot["levels"]:
