@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint check bench-ingest bench-contributions bench-signage
+.PHONY: run test lint ci messages check bench-ingest bench-contributions bench-signage
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,3 +27,12 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
+
+# CI: starts PostgreSQL/Redis if down, lint, migration check, the tests on the real services, no skips.
+ci:
+	.ci/run
+
+# Refreshes the Italian catalogue after changing translatable strings (needs gettext), then compiles it.
+messages: $(BIN)/.installed
+	DEBUG=1 $(BIN)/python manage.py makemessages -l it --ignore=var --ignore=tests --ignore=test-artifacts --no-obsolete
+	DEBUG=1 $(BIN)/python manage.py compilemessages -l it --ignore=.venv

@@ -54,6 +54,15 @@ def env_decimal(name: str, default: str) -> Decimal:
         raise ImproperlyConfigured(f"{name} must be a decimal number, not {raw!r}.") from None
 
 
+def env_choice(name: str, default: str, choices: list[str] | tuple[str, ...]) -> str:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if raw not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, not {raw!r}.")
+    return raw
+
+
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from config.env import (
     env_bool,
+    env_choice,
     env_database,
     env_decimal,
     env_int,
@@ -156,7 +157,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
+LANGUAGE_CODE = env_choice("LANGUAGE_CODE", "en", ("en", "it"))
 LANGUAGES = [("it", _("Italian")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Europe/Rome"
@@ -244,6 +245,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "root": {
+        "handlers": ["console"],
+        "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")),
+    },
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }

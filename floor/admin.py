@@ -9,9 +9,10 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from floor.admin_keys import issued_title, keys_issued_response
+from floor.admin_keys import keys_issue_response
+from floor.credentials import screen_token_issue
 from floor.models import Bank, Room, SignageScreen, StaffProfile, Venue
-from floor.services import gateway_key_issue, screen_tokens_issue
+from floor.services import gateway_key_issue
 
 
 class RoomInline(admin.TabularInline):
@@ -30,45 +31,42 @@ class VenueAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Issue a new gateway key"), permissions=["issue_key"])
     def issue_gateway_key(self, request: HttpRequest, queryset: QuerySet[Venue]):
-        issued = []
-        for venue in queryset:
-            _key, key = gateway_key_issue(venue, created_by=request.user)
-            issued.append((str(venue), key))
-        return keys_issued_response(request, self, issued_title(len(issued)), issued)
+        return keys_issue_response(
+            request, self, queryset, lambda venue: gateway_key_issue(venue, created_by=request.user)[1]
+        )
 
     def has_issue_key_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("slots.add_gatewaykey")
 
 
+class MachineCountMixin:
+    """Adds a sortable machine count to the list."""
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        # Meta.ordering is dropped from GROUP BY queries: restate it so pages are stable.
+        queryset = super().get_queryset(request).annotate(machine_total=Count("machines"))
+        return queryset.order_by(*self.model._meta.ordering)
+
+    @admin.display(description=_("machines"), ordering="machine_total")
+    def machine_count(self, obj: Room | Bank) -> int:
+        return obj.machine_total
+
+
 @admin.register(Room)
-class RoomAdmin(admin.ModelAdmin):
+class RoomAdmin(MachineCountMixin, admin.ModelAdmin):
     list_display = ("__str__", "venue", "number", "name", "machine_count", "grid_columns", "grid_rows")
     list_filter = ("venue",)
     search_fields = ("name", "venue__code", "venue__name")
     list_select_related = ("venue",)
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Room]:
-        return super().get_queryset(request).annotate(machine_total=Count("machines"))
-
-    @admin.display(description=_("machines"), ordering="machine_total")
-    def machine_count(self, room: Room) -> int:
-        return room.machine_total
-
 
 @admin.register(Bank)
-class BankAdmin(admin.ModelAdmin):
+class BankAdmin(MachineCountMixin, admin.ModelAdmin):
     list_display = ("code", "name", "room", "machine_count")
     list_filter = ("room__venue", "room")
     search_fields = ("code", "name", "room__name", "room__venue__code")
     list_select_related = ("room__venue",)
     autocomplete_fields = ("room",)
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[Bank]:
-        return super().get_queryset(request).annotate(machine_total=Count("machines"))
-
-    @admin.display(description=_("machines"), ordering="machine_total")
-    def machine_count(self, bank: Bank) -> int:
-        return bank.machine_total
 
 
 @admin.register(SignageScreen)
@@ -83,8 +81,9 @@ class SignageScreenAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Issue a new token (the old one stops working)"), permissions=["issue_token"])
     def issue_token(self, request: HttpRequest, queryset: QuerySet[SignageScreen]):
-        issued = [(screen.slug, token) for screen, token in screen_tokens_issue(queryset)]
-        return keys_issued_response(request, self, issued_title(len(issued)), issued)
+        return keys_issue_response(
+            request, self, queryset, screen_token_issue, label=lambda screen: screen.slug
+        )
 
     def has_issue_token_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("floor.change_signagescreen")

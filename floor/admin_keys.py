@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from django.contrib import admin
+from django.db import transaction
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
@@ -28,3 +31,16 @@ def keys_issued_response(
 
 def issued_title(count: int) -> str:
     return _("One new key") if count == 1 else _("%(count)d new keys") % {"count": count}
+
+
+def keys_issue_response(
+    request: HttpRequest,
+    model_admin: admin.ModelAdmin,
+    objects: Iterable,
+    issue: Callable[[object], str],
+    label: Callable[[object], str] = str,
+) -> TemplateResponse:
+    """Issues a key for each object (all or none: a key nobody saw must not stay valid) and shows them."""
+    with transaction.atomic():
+        issued = [(label(obj), issue(obj)) for obj in objects]
+    return keys_issued_response(request, model_admin, issued_title(len(issued)), issued)

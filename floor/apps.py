@@ -1,9 +1,11 @@
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 class FloorConfig(AppConfig):
     name = "floor"
+    verbose_name = _("Casino floor")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:

@@ -11,8 +11,8 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.db import close_old_connections, transaction
 
-from floor.credentials import credential_issue, credential_revoke, screen_token_issue
-from floor.models import SignageScreen, Venue
+from floor.credentials import credential_issue, credential_revoke
+from floor.models import Venue
 from slots.models import GatewayKey, MachineKey, SlotMachine
 
 logger = logging.getLogger(__name__)
@@ -40,12 +40,6 @@ def credentials_revoke(credentials) -> int:
                 credential_revoke(credential)
                 revoked += 1
     return revoked
-
-
-def screen_tokens_issue(screens) -> list[tuple[SignageScreen, str]]:
-    """New tokens for the screens given; each screen's previous token stops working at once."""
-    with transaction.atomic():
-        return [(screen, screen_token_issue(screen)) for screen in screens]
 
 
 def admin_user_ensure(username: str = "admin") -> str:

@@ -8,7 +8,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from floor.admin_keys import issued_title, keys_issued_response
+from floor.admin_keys import keys_issue_response
 from floor.services import credentials_revoke, machine_key_issue
 from slots.models import GatewayKey, MachineKey, SlotMachine
 
@@ -77,11 +77,9 @@ class SlotMachineAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Issue a new key for the selected machines"), permissions=["issue_key"])
     def issue_machine_key(self, request: HttpRequest, queryset: QuerySet[SlotMachine]):
-        issued = []
-        for machine in queryset:
-            _credential, key = machine_key_issue(machine, created_by=request.user)
-            issued.append((str(machine), key))
-        return keys_issued_response(request, self, issued_title(len(issued)), issued)
+        return keys_issue_response(
+            request, self, queryset, lambda machine: machine_key_issue(machine, created_by=request.user)[1]
+        )
 
     def has_issue_key_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("slots.add_machinekey")

@@ -1,0 +1,26 @@
+# One image for web (uvicorn), worker and beat (Celery); docker-compose.yml picks the command.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=config.settings
+
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY . .
+# Static files are collected at build time (whitenoise serves them); the values below exist only so the
+# settings load during the build, they are not used at run time.
+RUN SECRET_KEY=build-time-only-secret-key-not-used-at-run-time ALLOWED_HOSTS=build DATABASE_URL= REDIS_URL= \
+    python manage.py collectstatic --no-input -v0 \
+ && useradd --system --home-dir /app --shell /usr/sbin/nologin progressivo \
+ && mkdir -p /app/var \
+ && chown -R progressivo /app/var
+
+USER progressivo
+EXPOSE 8000
+CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--lifespan", "off", \
+     "--proxy-headers", "--forwarded-allow-ips", "*"]
