@@ -104,6 +104,17 @@ DATABASES = {
 }
 if not USING_POSTGRES:
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+# Under ASGI every request runs its sync code in a thread of its own, so a per-thread persistent
+# connection is never reused (and they pile up until PostgreSQL refuses more clients). Serve with a
+# connection pool of this many connections per process instead (psycopg_pool); 0 keeps persistent ones.
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
+if USING_POSTGRES and DATABASE_POOL_SIZE:
+    DATABASES["default"].update(CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=False)
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": DATABASE_POOL_SIZE,
+        "timeout": 10,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, Celery, channel layer -----------------------------------------------------------------

@@ -128,7 +128,9 @@ class EventsRequestSerializer(serializers.Serializer):
 
 class RejectedEventSerializer(serializers.Serializer):
     index = serializers.IntegerField(min_value=0, help_text="Position of the event in the request's list.")
-    error = serializers.ChoiceField(choices=list(EVENT_ERRORS.items()), help_text="Stable code; see the table.")
+    error = serializers.ChoiceField(
+        choices=list(EVENT_ERRORS.items()), help_text="Stable code; see the table."
+    )
     detail = serializers.CharField(help_text="A sentence for people.")
 
 
@@ -141,7 +143,9 @@ class EventsResultSerializer(serializers.Serializer):
 
 
 class RequestErrorSerializer(serializers.Serializer):
-    error = serializers.ChoiceField(choices=list(REQUEST_ERRORS.items()), help_text="Stable code; see the table.")
+    error = serializers.ChoiceField(
+        choices=list(REQUEST_ERRORS.items()), help_text="Stable code; see the table."
+    )
     detail = serializers.CharField(help_text="A sentence for people.")
 
 

@@ -23,8 +23,15 @@ def at(seconds: float = 0) -> str:
 
 
 def game(machine: SlotMachine, seq: int, wager: int = 450, win: int = 0, **extra) -> dict:
-    return {"machine": machine.asset_number, "seq": seq, "at": at(seq), "type": "game", "wager": wager,
-            "win": win, **extra}
+    return {
+        "machine": machine.asset_number,
+        "seq": seq,
+        "at": at(seq),
+        "type": "game",
+        "wager": wager,
+        "win": win,
+        **extra,
+    }
 
 
 @pytest.fixture(autouse=True)
