@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -37,6 +36,11 @@ class ProgressivePublicSerializer(serializers.Serializer):
     levels = LevelPublicSerializer(many=True)
 
 
+class ErrorSerializer(serializers.Serializer):
+    error = serializers.CharField(help_text="A stable error code.")
+    detail = serializers.CharField()
+
+
 class JackpotListApi(APIView):
     @extend_schema(responses=ProgressivePublicSerializer(many=True), operation_id="jackpots_list")
     def get(self, request: Request) -> Response:
@@ -45,9 +49,13 @@ class JackpotListApi(APIView):
 
 
 class JackpotDetailApi(APIView):
-    @extend_schema(responses=ProgressivePublicSerializer, operation_id="jackpots_detail")
+    @extend_schema(
+        responses={200: ProgressivePublicSerializer, 404: ErrorSerializer}, operation_id="jackpots_detail"
+    )
     def get(self, request: Request, progressive_id: int) -> Response:
         progressive = progressives_list().filter(pk=progressive_id).first()
         if progressive is None:
-            raise Http404("No such jackpot.")
+            return Response(
+                {"error": "not_found", "detail": f"There is no jackpot {progressive_id}."}, status=404
+            )
         return Response(ProgressivePublicSerializer(progressive_public(progressive)).data)

@@ -8,6 +8,7 @@ For each level it checks that
   contribution row follows the carry rule (amounts added since the carry base == floor(wagered x rate));
 - the level's current, reserve, overflow, wagered, total won and carry equal the ledger's replay, and the
   amount is not below the reset value;
+- each award row takes out exactly what its hits were paid;
 and, for all events, that every applied event belongs to a batch and every batch's count matches.
 Discrepancies never print a mystery trigger.
 """
@@ -113,6 +114,12 @@ def level_audit(level: Level) -> list[Discrepancy]:
         overflow += entry.overflow_delta_mc
         wagered += entry.wagered_cents
         awarded += entry.awarded_mc
+        if entry.kind in (LedgerEntry.Kind.HIT, LedgerEntry.Kind.AWARD) and entry.hit_id in hits:
+            first = hits[entry.hit_id]
+            winners = [h for h in hits.values() if (h.cycle, h.level_seq) == (first.cycle, first.level_seq)]
+            paid = sum(h.amount_cents for h in winners) * core.MC_PER_CENT
+            if paid != entry.awarded_mc:
+                bad(f"ledger row {entry.id} takes {entry.awarded_mc} mc out, its hits were paid {paid} mc")
     expected = {
         "current": (level.current_mc, current),
         "reserve": (level.reserve_mc, reserve),

@@ -10,6 +10,7 @@ batch. A worker killed anywhere leaves nothing of its batch: the events stay pen
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -31,6 +32,8 @@ from jackpots.services.levels import (
 )
 from slots.models import MachineEvent, SlotMachine
 
+logger = logging.getLogger(__name__)
+
 # Called inside the batch's transaction just before it commits; tests use it to kill a worker mid-batch.
 batch_hook: Callable[[], None] | None = None
 
@@ -39,25 +42,18 @@ JACKPOT = MachineEvent.Type.JACKPOT
 # Enough batches per call to drain a burst; beat calls again every second anyway.
 MAX_BATCHES_PER_CALL = 200
 
+# ``id = ANY(ARRAY(...))`` makes the planner fetch the claimed rows by primary key; ``id IN (...)`` lets it
+# hash-join against a sequential scan of the whole events table, which grows without bound.
 _CLAIM_SQL = """
 UPDATE slots_machineevent SET pending = false, applied_at = %s
-WHERE id IN (
+WHERE id = ANY(ARRAY(
     SELECT id FROM slots_machineevent WHERE pending ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
-)
-RETURNING id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents, at
+))
+RETURNING id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents
 """
-
-
-@dataclass(slots=True)
-class _Event:
-    id: int
-    machine_id: int
-    type: int
-    wager_cents: int | None
-    is_max_bet: bool | None
-    level_id: int | None
-    amount_cents: int | None
-    at: dt.datetime
+_COLUMNS = ["id", "machine_id", "type", "wager_cents", "is_max_bet", "level_id", "amount_cents"]
+# An event row, as claimed: (id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents).
+Row = tuple[int, int, int, int | None, bool | None, int | None, int | None]
 
 
 @dataclass(slots=True)
@@ -69,12 +65,6 @@ class _Pending:
     first: int | None = None
     last: int | None = None
     excluded: set[int] = field(default_factory=set)
-
-    def add(self, event: _Event) -> None:
-        self.wagered += event.wager_cents or 0
-        self.count += 1
-        self.first = event.id if self.first is None else self.first
-        self.last = event.id
 
 
 def contributions_apply(batch_size: int | None = None) -> int:
@@ -101,30 +91,29 @@ def _batch_open() -> ContributionBatch:
     raise RuntimeError("could not stamp a contribution batch")
 
 
-def _claim(size: int, at: dt.datetime) -> list[_Event]:
+def _claim(size: int, at: dt.datetime) -> list[Row]:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(_CLAIM_SQL, [at, size])
             rows = cursor.fetchall()
-    else:  # SQLite: the transaction holds the database's write lock, nothing to skip.
-        columns = ["id", "machine_id", "type", "wager_cents", "is_max_bet", "level_id", "amount_cents", "at"]
-        rows = list(MachineEvent.objects.filter(pending=True).order_by("id").values_list(*columns)[:size])
-        MachineEvent.objects.filter(id__in=[row[0] for row in rows]).update(pending=False, applied_at=at)
-    events = [_Event(*row) for row in rows]
-    events.sort(key=lambda event: event.id)
-    return events
+        rows.sort()
+        return rows
+    # SQLite: the transaction holds the database's write lock, there is nothing to skip.
+    rows = list(MachineEvent.objects.filter(pending=True).order_by("id").values_list(*_COLUMNS)[:size])
+    MachineEvent.objects.filter(id__in=[row[0] for row in rows]).update(pending=False, applied_at=at)
+    return rows
 
 
 def contributions_batch_apply(size: int) -> int:
     with transaction.atomic():
         batch = _batch_open()
-        events = _claim(size, batch.applied_at)
-        if not events:
+        rows = _claim(size, batch.applied_at)
+        if not rows:
             transaction.set_rollback(True)
             return 0
-        touched, hits = _events_apply(events, batch)
+        touched, hits = _events_apply(rows, batch)
         ContributionBatch.objects.filter(pk=batch.pk).update(
-            event_count=len(events), first_event_id=events[0].id, last_event_id=events[-1].id
+            event_count=len(rows), first_event_id=rows[0][0], last_event_id=rows[-1][0]
         )
         if batch_hook is not None:
             batch_hook()
@@ -133,29 +122,56 @@ def contributions_batch_apply(size: int) -> int:
             transaction.on_commit(lambda: publish.levels_changed(level_ids))
         for hit_id in hits:
             transaction.on_commit(lambda hit_id=hit_id: publish.hit_announced(hit_id))
-    return len(events)
+    return len(rows)
 
 
-def _members(machine_ids: set[int]) -> dict[int, list[tuple[int, bool]]]:
-    """machine id → [(progressive id, member enabled and machine in service)]."""
-    rows = ProgressiveMachine.objects.filter(machine_id__in=machine_ids).values_list(
-        "machine_id", "progressive_id", "enabled", "machine__status"
+_MEMBERS_SQL = """
+SELECT pm.machine_id, pm.progressive_id, pm.enabled, m.status
+FROM jackpots_progressivemachine pm JOIN slots_slotmachine m ON m.id = pm.machine_id
+WHERE pm.machine_id = ANY(%s)
+"""
+
+# What a machine feeds: (level id, minimum wager, max bet only, member live, mystery).
+Feed = tuple[int, int, bool, bool, bool]
+
+
+def _feeds(rows: list[Row]) -> tuple[dict[int, Level], dict[int, list[Feed]]]:
+    """Locks every level the batch's machines feed (primary-key order) and lists each machine's feeds.
+
+    A member that is disabled or whose machine is not in service is not live: it feeds nothing."""
+    machine_ids = sorted({row[1] for row in rows})
+    if connection.vendor == "postgresql":  # one array parameter instead of hundreds of placeholders
+        with connection.cursor() as cursor:
+            cursor.execute(_MEMBERS_SQL, [machine_ids])
+            members = cursor.fetchall()
+    else:
+        members = list(
+            ProgressiveMachine.objects.filter(machine_id__in=machine_ids).values_list(
+                "machine_id", "progressive_id", "enabled", "machine__status"
+            )
+        )
+    levels = levels_lock(
+        Level.objects.filter(progressive_id__in={m[1] for m in members}).values_list("id", flat=True)
     )
-    members: dict[int, list[tuple[int, bool]]] = {}
-    for machine_id, progressive_id, enabled, status in rows:
-        live = enabled and status == SlotMachine.Status.IN_SERVICE
-        members.setdefault(machine_id, []).append((progressive_id, live))
-    return members
-
-
-def _events_apply(events: list[_Event], batch: ContributionBatch) -> tuple[set[int], list[int]]:
-    members = _members({event.machine_id for event in events})
-    progressive_ids = {pid for rows in members.values() for pid, _ in rows}
-    level_ids = set(Level.objects.filter(progressive_id__in=progressive_ids).values_list("id", flat=True))
-    levels = levels_lock(level_ids)
     by_progressive: dict[int, list[Level]] = {}
     for level in levels.values():
         by_progressive.setdefault(level.progressive_id, []).append(level)
+    feeds: dict[int, list[Feed]] = {}
+    for machine_id, progressive_id, enabled, status in members:
+        live = enabled and status == SlotMachine.Status.IN_SERVICE
+        for level in by_progressive.get(progressive_id, ()):
+            if not level.stopped:
+                feed = (level.id, level.min_wager_cents, level.max_bet_only, live, level.mystery)
+                feeds.setdefault(machine_id, []).append(feed)
+    return levels, feeds
+
+
+def _event_at(event_id: int) -> dt.datetime:
+    return MachineEvent.objects.values_list("at", flat=True).get(pk=event_id)
+
+
+def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], list[int]]:
+    levels, feeds = _feeds(rows)
     params = {lid: level_params(level) for lid, level in levels.items()}
     states = {lid: level_state(level) for lid, level in levels.items()}
     pending: dict[int, _Pending] = {lid: _Pending() for lid in levels}
@@ -187,45 +203,63 @@ def _events_apply(events: list[_Event], batch: ContributionBatch) -> tuple[set[i
         touched.add(lid)
         pending[lid] = _Pending()
 
-    def hit(lid: int, event: _Event, kind: str) -> None:
+    def hit(lid: int, row: Row, kind: str) -> None:
         flush(lid)
+        machine_triggered = kind == HitKind.MACHINE
         recorded = award_record_locked(
             levels[lid],
             states[lid],
-            at=event.at,
+            at=_event_at(row[0]),
             kind=kind,
-            machine_id=event.machine_id,
-            event_id=event.id if kind == HitKind.MACHINE else None,
-            machine_amount_cents=event.amount_cents if kind == HitKind.MACHINE else None,
+            machine_id=row[1],
+            event_id=row[0] if machine_triggered else None,
+            machine_amount_cents=row[6] if machine_triggered else None,
         )
         states[lid] = recorded.state
         params[lid] = level_params(levels[lid])  # staged changes took effect at the reset
+        for feed_list in feeds.values():  # and so did a new minimum wager or max-bet rule
+            for i, feed in enumerate(feed_list):
+                if feed[0] == lid:
+                    p = params[lid]
+                    feed_list[i] = (lid, p.min_wager_cents, p.max_bet_only, feed[3], p.mystery)
         entries.extend(recorded.entries)
         hits.extend(h.id for h in recorded.hits)
         touched.add(lid)
 
-    for event in events:
-        for progressive_id, live in members.get(event.machine_id, ()):
-            for level in by_progressive.get(progressive_id, ()):
-                lid = level.id
-                if event.type == JACKPOT:
-                    if event.level_id == lid and not params[lid].mystery:
-                        hit(lid, event, HitKind.MACHINE)
-                    continue
-                if event.type != GAME or level.stopped:
-                    continue
-                if not core.eligible(params[lid], event.wager_cents or 0, event.is_max_bet):
-                    continue
-                if not live:
-                    pending[lid].excluded.add(event.machine_id)
-                    continue
-                acc = pending[lid]
-                crossing = params[lid].mystery and core.mystery_crossed(
-                    params[lid], states[lid], acc.wagered + (event.wager_cents or 0)
+    # The hot loop: plain tuples, no per-event objects; a level's wagers are summed until a hit splits them.
+    for row in rows:
+        event_id, machine_id, kind, wager, is_max_bet = row[:5]
+        machine_feeds = feeds.get(machine_id, ())
+        if kind == JACKPOT:
+            named = [feed for feed in machine_feeds if feed[0] == row[5] and not feed[4]]
+            if named:
+                hit(row[5], row, HitKind.MACHINE)
+            else:
+                logger.warning(
+                    "jackpot event %s of machine %s names level %s, which it cannot hit (not a member,"
+                    " stopped or a mystery level): recorded, not paid",
+                    event_id,
+                    machine_id,
+                    row[5],
                 )
-                acc.add(event)
-                if crossing:
-                    hit(lid, event, HitKind.MYSTERY)
+            continue
+        if kind != GAME:
+            continue
+        for lid, min_wager, max_bet_only, live, mystery in machine_feeds:
+            if wager < min_wager or (max_bet_only and not is_max_bet):
+                continue
+            acc = pending[lid]
+            if not live:
+                acc.excluded.add(machine_id)
+                continue
+            crossing = mystery and core.mystery_crossed(params[lid], states[lid], acc.wagered + wager)
+            acc.wagered += wager
+            acc.count += 1
+            if acc.first is None:
+                acc.first = event_id
+            acc.last = event_id
+            if crossing:
+                hit(lid, row, HitKind.MYSTERY)
     for lid in levels:
         flush(lid)
     for lid in sorted(touched):

@@ -230,7 +230,8 @@ def hit_pay(hit: Hit, user) -> Hit:
 def hit_void(hit: Hit, user, reason: str) -> Hit:
     """Voids an unpaid hit and restores its level as if the hit had never happened: the level goes back to
     its state before the hit, then the eligible wagers since are applied again with the carry rule. The
-    compensating ledger row records the difference. Only the level's latest hit can be voided."""
+    compensating ledger row records the difference. Only the level's latest hit can be voided. A voided
+    mystery hit gets its trigger back too: the level is again past it, so the next eligible wager wins."""
     if not reason or not reason.strip():
         raise EngineError("reason_required", "A void needs a reason.")
     with transaction.atomic():
@@ -261,8 +262,10 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
                 level=level, applied_cycle=current.cycle, state=LevelChange.State.APPLIED
             ).update(state=LevelChange.State.STAGED, applied_at=None, applied_cycle=None)
             parameters_set(level, params_before)
-        awarded_back = -hit.amount_cents * core.MC_PER_CENT
-        seeded_back = -sum(e.seeded_mc for e in hit.ledger.all())
+        # What the award's own ledger row moved (nothing for a fixed prize the house pays).
+        award_rows = list(hit.ledger.all())
+        awarded_back = -sum(e.awarded_mc for e in award_rows)
+        seeded_back = -sum(e.seeded_mc for e in award_rows)
         delta_total = (
             (restored.current_mc - current.current_mc)
             + (restored.reserve_mc - current.reserve_mc)
@@ -278,18 +281,6 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
             carry_restart=reset_hit,
         )
         level_state_save(level, restored)
-        if reset_hit:
-            level.save(
-                update_fields=[
-                    "reset_mc",
-                    "rate",
-                    "reserve_rate",
-                    "limit_mc",
-                    "min_wager_cents",
-                    "max_bet_only",
-                    "mystery",
-                ]
-            )
         entry = ledger_entry(
             level,
             LedgerEntry.Kind.VOID,

@@ -39,9 +39,9 @@ def level_state_set(level: Level, state: core.State) -> None:
 
 
 def level_state_save(level: Level, state: core.State) -> None:
-    """One UPDATE of the level row."""
+    """One UPDATE of the level row (its parameters too: a reset may have applied staged changes)."""
     level_state_set(level, state)
-    level.save(update_fields=STATE_FIELDS)
+    level.save(update_fields=STATE_FIELDS + PARAM_FIELDS)
 
 
 def levels_lock(level_ids: Iterable[int]) -> dict[int, Level]:

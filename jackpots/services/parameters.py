@@ -102,16 +102,7 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str) -> L
         params_validate(params)
         old = {name: _json(getattr(current, name)) for name in parsed}
         new = {name: _json(value) for name, value in parsed.items()}
-        if not level.stopped:
-            return LevelChange.objects.create(
-                level=level,
-                user=user,
-                at=now,
-                old=old,
-                new=new,
-                reason=reason.strip(),
-                state=LevelChange.State.STAGED,
-            )
+        applied = {"applied_at": now, "applied_cycle": level.cycle} if level.stopped else {}
         change = LevelChange.objects.create(
             level=level,
             user=user,
@@ -119,10 +110,11 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str) -> L
             old=old,
             new=new,
             reason=reason.strip(),
-            state=LevelChange.State.APPLIED,
-            applied_at=now,
-            applied_cycle=level.cycle,
+            state=LevelChange.State.APPLIED if level.stopped else LevelChange.State.STAGED,
+            **applied,
         )
+        if not level.stopped:
+            return change
         _apply_stopped(level, params, now, reference=f"change {change.pk}")
     return change
 
@@ -149,7 +141,6 @@ def _apply_stopped(level: Level, params: core.Params, now: datetime, reference: 
         current_delta_mc=topped - excess, overflow_delta_mc=excess, seeded_mc=topped, carry_restart=True
     )
     parameters_set(level, params)
-    level.save(update_fields=PARAM_FIELDS)
     level_state_save(level, new)
     ledger_entry(
         level, LedgerEntry.Kind.SEED, movement, new, at=now, params=params, reference=reference

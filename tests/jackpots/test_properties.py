@@ -122,17 +122,20 @@ def test_batches_equal_closed_form_of_the_raw_events(params, stream, batch_size)
     )
     progressive, machines = progressive_with_machines(3)
     level = level_create(progressive, name="Grand", position=1, params=params)
-    model = ModelLevel(params)
-    paid = []
     for kind, index, wager, _ in stream:
         if kind == "game":
             GameEventFactory(machine=machines[index], wager_cents=wager)
-            if wager >= params.min_wager_cents:
-                model.wager(wager)
         else:
             JackpotEventFactory(machine=machines[index], level_id=level.id, amount_cents=1)
-            paid.append(model.hit())
     assert contributions_apply(batch_size=batch_size) == len(stream)
+    # The independent computation, from the raw events as stored.
+    model = ModelLevel(params)
+    paid = []
+    for event in MachineEvent.objects.filter(machine__in=machines).order_by("id"):
+        if event.type == MachineEvent.Type.JACKPOT:
+            paid.append(model.hit())
+        elif event.wager_cents >= params.min_wager_cents:
+            model.wager(event.wager_cents)
     level.refresh_from_db()
     assert (level.current_mc, level.reserve_mc, level.overflow_mc) == (
         model.current,
@@ -148,3 +151,87 @@ def test_batches_equal_closed_form_of_the_raw_events(params, stream, batch_size)
     assert contributed + seeded == level.current_mc + level.reserve_mc + level.overflow_mc + awarded
     assert contributed == model.contributed
     assert MachineEvent.objects.filter(machine__in=machines, pending=True).count() == 0
+
+
+wager_lists = st.lists(st.integers(min_value=100, max_value=100_000), max_size=8)
+
+
+@pytest.mark.django_db
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(params=level_params(), before=wager_lists, after=wager_lists)
+def test_a_void_leaves_the_level_as_if_the_hit_never_happened(params, before, after):
+    from django.contrib.auth import get_user_model
+
+    from jackpots.audit import jackpots_audit
+    from jackpots.services import hit_void, level_hit
+
+    progressive, machines = progressive_with_machines(1)
+    level = level_create(progressive, name="Grand", position=1, params=params)
+    model = ModelLevel(params)
+    for wager in before:
+        GameEventFactory(machine=machines[0], wager_cents=wager)
+        model.wager(wager)
+    contributions_apply()
+    hit = level_hit(level.id, machine_id=machines[0].id)
+    for wager in after:
+        GameEventFactory(machine=machines[0], wager_cents=wager)
+        model.wager(wager)
+    contributions_apply()
+    user, _ = get_user_model().objects.get_or_create(username="supervisor")
+    hit_void(hit, user, "malfunction")
+    level.refresh_from_db()
+    assert (level.current_mc, level.reserve_mc, level.overflow_mc) == (
+        model.current,
+        model.reserve,
+        model.overflow,
+    )
+    assert (level.cycle, level.hits, level.total_won_cents) == (1, 0, 0)
+    assert [d for d in jackpots_audit()[1] if d.level_id == level.id] == []
+
+
+@pytest.mark.django_db
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    rate=st.decimals(min_value=Decimal("0.001"), max_value=Decimal("0.2"), places=8),
+    draws=st.lists(st.integers(min_value=0, max_value=10**9), min_size=1, max_size=6),
+    wagers=st.lists(st.integers(min_value=1, max_value=200_000), min_size=1, max_size=40),
+    batch_size=st.integers(min_value=1, max_value=12),
+)
+def test_mystery_hits_fall_on_the_crossing_wager_whatever_the_batches(rate, draws, wagers, batch_size):
+    import secrets
+
+    from jackpots.models import Hit
+
+    def drawer():
+        index = 0
+
+        def randbelow(n: int) -> int:
+            nonlocal index
+            index += 1
+            return draws[(index - 1) % len(draws)] % n
+
+        return randbelow
+
+    params = core.Params(50_000_000, rate, Decimal("0.001"), limit_mc=60_000_000, mystery=True)
+    original = secrets.randbelow
+    secrets.randbelow = drawer()
+    try:
+        progressive, machines = progressive_with_machines(2)
+        level = level_create(progressive, name="Mystery", position=1, params=params)
+        events = [GameEventFactory(machine=machines[i % 2], wager_cents=w) for i, w in enumerate(wagers)]
+        contributions_apply(batch_size=batch_size)
+    finally:
+        secrets.randbelow = original
+    model_draw = drawer()
+    model = ModelLevel(params)
+    trigger = core.draw_trigger(params, model_draw)
+    expected = []
+    for event in events:
+        model.wager(event.wager_cents)
+        if model.current >= trigger:
+            expected.append((event.machine_id, model.hit()))
+            trigger = core.draw_trigger(params, model_draw)
+    hits = Hit.objects.filter(level=level).order_by("number")
+    assert [(h.machine_id, h.amount_cents) for h in hits] == expected
+    level.refresh_from_db()
+    assert (level.current_mc, level.reserve_mc, level.trigger_mc) == (model.current, model.reserve, trigger)
