@@ -30,6 +30,7 @@ class Stack:
     worker_pool: str = "solo"
     worker_concurrency: int = 1
     extra_env: dict[str, str] = field(default_factory=dict)
+    server_args: list[str] = field(default_factory=list)
     port: int = field(default_factory=free_port)
     processes: list[subprocess.Popen] = field(default_factory=list)
     log_dir: Path = ROOT / "test-artifacts"
@@ -63,7 +64,7 @@ class Stack:
         self.server = self._spawn(
             "uvicorn",
             [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "warning", "--no-access-log"],
+             "--log-level", "warning", "--no-access-log", *self.server_args],
         )  # fmt: skip
         self.worker = self._spawn(
             "celery",

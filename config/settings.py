@@ -239,6 +239,9 @@ CONTRIBUTIONS_BATCH_SIZE = env_int("CONTRIBUTIONS_BATCH_SIZE", 5000, minimum=1)
 SIGNAGE_MAX_UPDATES_PER_SECOND = env_decimal("SIGNAGE_MAX_UPDATES_PER_SECOND", "4")
 if not Decimal("0.1") <= SIGNAGE_MAX_UPDATES_PER_SECOND <= Decimal("4"):
     raise ImproperlyConfigured("SIGNAGE_MAX_UPDATES_PER_SECOND must be between 0.1 and 4.")
+# A sign waits at most this long for the rest of an engine batch (one message per progressive) so that
+# they make one frame; a complete batch goes out at once.
+SIGNAGE_GATHER_MILLISECONDS = env_int("SIGNAGE_GATHER_MILLISECONDS", 50, minimum=0)
 # A heartbeat frame at least this often, even with no change (SAS expects a refresh every 5 s).
 SIGNAGE_HEARTBEAT_SECONDS = env_decimal("SIGNAGE_HEARTBEAT_SECONDS", "4")
 if not Decimal("0.01") <= SIGNAGE_HEARTBEAT_SECONDS <= Decimal("5"):

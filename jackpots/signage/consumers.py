@@ -19,10 +19,10 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.utils import timezone
 
-from jackpots.apis import ProgressivePublicSerializer
-from jackpots.publish import progressive_group
+from jackpots.signage.hub import hub_join, hub_leave
 from jackpots.signage.links import link_watcher
-from jackpots.signage.selectors import screen_authenticate, screen_progressive_ids, signage_snapshot
+from jackpots.signage.selectors import screen_authenticate, screen_progressive_ids
+from jackpots.signage.snapshots import snapshot_share
 
 CLOSE_UNAUTHORIZED = 4401
 
@@ -51,7 +51,7 @@ def origin_allowed(scope: dict) -> bool:
 
 class SignageConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
-        self.groups_joined: list[str] = []
+        self.hub_key: tuple[int, ...] | None = None
         self.frames = 0
         self.pending: dict[int, dict] = {}
         self.shown_seq: dict[int, int] = {}
@@ -71,15 +71,11 @@ class SignageConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHORIZED)
             return
         progressive_ids = await database_sync_to_async(screen_progressive_ids)(screen)
-        # Join before reading the snapshot: a change committed in between arrives as an update with a
-        # higher seq, and anything not newer than the snapshot is dropped.
-        for pid in progressive_ids:
-            group = progressive_group(pid)
-            await self.channel_layer.group_add(group, self.channel_name)
-            self.groups_joined.append(group)
-        jackpots = ProgressivePublicSerializer(
-            await database_sync_to_async(signage_snapshot)(progressive_ids), many=True
-        ).data
+        # Join (through this process's hub for these progressives) before reading the snapshot: a change
+        # committed in between arrives as an update with a higher seq; anything older is dropped.
+        self.hub_key = tuple(progressive_ids)
+        await hub_join(self, self.hub_key)
+        jackpots = await snapshot_share().get(self.hub_key)
         for jackpot in jackpots:
             self.links[jackpot["id"]] = jackpot["link"]
             for level in jackpot["levels"]:
@@ -94,8 +90,8 @@ class SignageConsumer(AsyncWebsocketConsumer):
             self.flush_handle.cancel()
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
+        if self.hub_key is not None:
+            await hub_leave(self, self.hub_key)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Signs only listen."""
@@ -105,32 +101,26 @@ class SignageConsumer(AsyncWebsocketConsumer):
         frame["n"] = self.frames
         await self.send(text_data=orjson.dumps(frame).decode())
 
-    # --- channel-layer handlers ---------------------------------------------------------------------
+    # --- from the hub: plain calls, so a slow screen never holds the others back ----------------------
 
-    async def levels_changed(self, message: dict) -> None:
-        for level in message["levels"]:
+    def levels_received(self, levels: list[dict]) -> None:
+        for level in levels:
             newest = self.pending.get(level["id"], {}).get("seq", self.shown_seq.get(level["id"], -1))
             if level["seq"] > newest:
                 self.pending[level["id"]] = level
         if not self.pending or self.flush_handle is not None:
             return
         loop = asyncio.get_running_loop()
-        wait = self.last_update_at + 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND) - loop.time()
-        if wait <= 0:
-            await self.flush()
-        else:
-            self.flush_handle = loop.call_later(wait, self._flush_later)
+        pacing = self.last_update_at + 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND) - loop.time()
+        self.flush_handle = loop.call_later(max(0.0, pacing), self._flush_now)
 
-    async def hit_announced(self, message: dict) -> None:
-        await self.send_frame(dict(message["frame"]))
+    def hit_received(self, frame: dict) -> None:
+        asyncio.get_running_loop().create_task(self.send_frame(dict(frame)))
 
     # --- pacing, heartbeat, link --------------------------------------------------------------------
 
-    def _flush_later(self) -> None:
+    def _flush_now(self) -> None:
         self.flush_handle = None
-        asyncio.get_running_loop().create_task(self.flush())
-
-    async def flush(self) -> None:
         if not self.pending:
             return
         levels = sorted(self.pending.values(), key=lambda level: level["id"])
@@ -138,7 +128,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
         for level in levels:
             self.shown_seq[level["id"]] = level["seq"]
         self.last_update_at = asyncio.get_running_loop().time()
-        await self.send_frame({"type": "update", "levels": levels})
+        asyncio.get_running_loop().create_task(self.send_frame({"type": "update", "levels": levels}))
 
     async def heartbeat(self) -> None:
         interval = float(settings.SIGNAGE_HEARTBEAT_SECONDS)

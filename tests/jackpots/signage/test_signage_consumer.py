@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import time
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -320,3 +322,28 @@ async def test_snapshot_link_is_down_when_no_machine_is_online(sign_setup: SignS
     snapshot = await sign.receive_json_from(timeout=3)
     assert snapshot["jackpots"][0]["link"] == "down"
     await sign.disconnect()
+
+
+async def test_signs_connecting_together_share_snapshot_reads(sign_setup: SignSetup, monkeypatch) -> None:
+    from jackpots.signage import snapshots
+
+    reads = []
+    real_read = snapshots._snapshot_read
+
+    def counting_read(key):
+        started = time.monotonic()
+        time.sleep(0.2)  # a read long enough for the other signs to arrive during it
+        result = real_read(key)
+        reads.append((key, started, time.monotonic()))
+        return result
+
+    monkeypatch.setattr(snapshots, "_snapshot_read", counting_read)
+    signs = await asyncio.gather(*(open_sign(sign_setup) for _ in range(8)))
+    snapshots_received = [await sign.receive_json_from(timeout=5) for sign in signs]
+    assert {frame["jackpots"][0]["levels"][0]["amount_eur"] for frame in snapshots_received} == {"1523.47"}
+    # One read running and at most one waiting: eight signs need far fewer than eight reads.
+    assert 1 <= len(reads) <= 3
+    assert {key for key, _, _ in reads} == {(sign_setup.progressive.id,)}
+    assert all(later[1] >= earlier[2] for earlier, later in itertools.pairwise(reads))
+    for sign in signs:
+        await sign.disconnect()
