@@ -93,6 +93,10 @@ class LevelHistory:
     points: list[AmountPoint]
     hits: list[Hit]
     changes: list[LevelChange]
+    # Money in and out of the level over the period, from its ledger.
+    contributed_mc: int = 0
+    seeded_mc: int = 0
+    awarded_mc: int = 0
 
 
 def level_history(level: Level, start: datetime, end: datetime) -> LevelHistory:
@@ -112,6 +116,9 @@ def level_history(level: Level, start: datetime, end: datetime) -> LevelHistory:
         .values_list("hour", "delta")
         .order_by()
     )
+    flows = LedgerEntry.objects.filter(level=level, at__gte=start, at__lt=end).aggregate(
+        contributed=Sum("contributed_mc"), seeded=Sum("seeded_mc"), awarded=Sum("awarded_mc")
+    )
     points = [AmountPoint(at=start, amount_mc=opening)]
     amount = opening
     for hour in sorted(hourly):
@@ -126,4 +133,7 @@ def level_history(level: Level, start: datetime, end: datetime) -> LevelHistory:
         changes=list(
             LevelChange.objects.filter(level=level, at__gte=start, at__lt=end).select_related("user")
         ),
+        contributed_mc=flows["contributed"] or 0,
+        seeded_mc=flows["seeded"] or 0,
+        awarded_mc=flows["awarded"] or 0,
     )

@@ -64,6 +64,11 @@ def test_level_history_replays_the_ledger(played):
     ledger_total = sum(LedgerEntry.objects.filter(level=grand).values_list("current_delta_mc", flat=True))
     assert history.points[-1].amount_mc == ledger_total
     assert [hit.pk for hit in history.hits] == [played["open"].pk]
+    ledger = LedgerEntry.objects.filter(level=grand)
+    assert history.contributed_mc == sum(ledger.values_list("contributed_mc", flat=True))
+    assert history.contributed_mc == 10 * 450 * 1000 * 12 // 1000  # ten €4.50 games at 1% + 0.2% reserve
+    assert history.awarded_mc == sum(ledger.values_list("awarded_mc", flat=True))
+    assert history.awarded_mc != 0
 
 
 def test_level_history_page_and_csv(client, played, manager):

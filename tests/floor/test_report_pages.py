@@ -70,3 +70,23 @@ def test_bad_range_is_a_clear_400(client, manager):
     )
     assert response.status_code == 400
     assert "The last day comes before the first." in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("who", "links", "absent"),
+    [
+        ("manager", ["/floor/NOG/", "/floor/NOG/1/", "/floor/reports/", "/floor/inventory/"], []),
+        ("attendant", ["/floor/NOG/", "/floor/NOG/1/"], ["/floor/reports/", "/floor/inventory/"]),
+        ("auditor", ["/floor/NOG/", "/floor/reports/"], ["/floor/inventory/"]),
+    ],
+)
+def test_admin_home_links_to_the_workspace(client, db, request, who, links, absent):
+    from tests.factories import RoomFactory
+
+    RoomFactory(venue=VenueFactory(), number=1)
+    client.force_login(request.getfixturevalue(who))
+    body = client.get("/admin/").content.decode()
+    for link in links:
+        assert f'href="{link}"' in body
+    for link in absent:
+        assert f'href="{link}"' not in body
