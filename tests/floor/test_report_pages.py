@@ -72,6 +72,7 @@ def test_bad_range_is_a_clear_400(client, manager):
     assert "The last day comes before the first." in response.content.decode()
 
 
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("who", "links", "absent"),
     [
@@ -80,7 +81,7 @@ def test_bad_range_is_a_clear_400(client, manager):
         ("auditor", ["/floor/NOG/", "/floor/reports/"], ["/floor/inventory/"]),
     ],
 )
-def test_admin_home_links_to_the_workspace(client, db, request, who, links, absent):
+def test_admin_home_links_to_the_workspace(client, request, who, links, absent):
     from tests.factories import RoomFactory
 
     RoomFactory(venue=VenueFactory(), number=1)
