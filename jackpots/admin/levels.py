@@ -3,18 +3,24 @@ engine with a reason and their full history (rule 4). Mystery triggers show to a
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
+from urllib.parse import urlencode
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from floor.access import VIEW_REPORTS
+from floor.reports.days import business_date_of
 from jackpots.admin.common import CHANGE_LEVEL_PARAMETERS, SEE_MYSTERY_TRIGGER, ReadOnlyAdmin, audit, eur_mc
 from jackpots.models import Hit, Level, LevelChange, Progressive
 from jackpots.services import EngineError, level_parameters_change
@@ -56,6 +62,13 @@ class ProgressiveAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     inlines = [LevelInline]
     readonly_fields = ["name", "kind", "currency", "created_at"]
     fields = readonly_fields
+
+
+def _history_url(level: Level) -> str:
+    """The level history report over the last 30 business days."""
+    today = business_date_of(timezone.now(), settings.TIME_ZONE)
+    query = urlencode({"level": level.pk, "first": today - timedelta(days=29), "last": today})
+    return f"{reverse('floor:report-level-history')}?{query}"
 
 
 class LevelParametersForm(forms.Form):
@@ -199,6 +212,7 @@ class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
                 wins=Hit.objects.filter(level=level).select_related("machine")[:LAST_WINS],
                 changes=LevelChange.objects.filter(level=level).select_related("user").order_by("-id"),
                 can_change_parameters=request.user.has_perm(CHANGE_LEVEL_PARAMETERS),
+                history_url=_history_url(level) if request.user.has_perm(VIEW_REPORTS) else None,
             )
         return super().change_view(request, object_id, form_url, extra)
 

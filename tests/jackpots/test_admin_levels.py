@@ -128,3 +128,10 @@ def test_mystery_trigger_only_for_auditors(client, manager, attendant, auditor, 
             body = client.get(url).content.decode()
             assert ("Mystery trigger" in body) is shown
             assert (trigger in body) is shown
+
+
+@pytest.mark.parametrize(("who", "shown"), [("manager", True), ("auditor", True), ("attendant", False)])
+def test_level_page_links_to_its_history_for_report_readers(client, request, level, who, shown):
+    client.force_login(request.getfixturevalue(who))
+    body = client.get(reverse("admin:jackpots_level_change", args=[level.pk])).content.decode()
+    assert (f"/floor/reports/level-history/?level={level.pk}&amp;first=" in body) is shown
