@@ -81,7 +81,13 @@ def game_report_view(request: HttpRequest) -> HttpResponse:
                 caption=_("Coin in"),
             )
     status = 400 if request.GET and not form.is_valid() else 200
-    context = {"title": _("Games, coin in and hold"), "form": form, "report": report, "chart": chart}
+    context = {
+        "title": _("Games, coin in and hold"),
+        "form": form,
+        "report": report,
+        "chart": chart,
+        "group_label": GROUP_LABELS[report.group_by] if report else "",
+    }
     return render(request, "floor/reports/games.html", context, status=status)
 
 
