@@ -140,16 +140,32 @@ def game_report(venue: Venue, first: date, last: date, group_by: GroupBy = "mach
         )
     wins = _wins_by_key(venue, first, last, group_by)
     by_key = {row.key: row for row in report.rows}
-    for key_value, (won, handpay) in wins.items():
+    # A win on a machine with no games in the range still belongs in the report.
+    labels = _labels(group_by, [key_value for key_value in wins if key_value not in by_key])
+    for key_value, (won, handpay) in sorted(wins.items(), key=lambda item: str(item[0])):
         row = by_key.get(key_value)
         if row is None:
-            # A hit on a machine with no games in the range still belongs in the report.
-            row = GameRow(key=key_value, labels=(str(key_value),))
+            row = by_key[key_value] = GameRow(key=key_value, labels=labels.get(key_value, (str(key_value),)))
             report.rows.append(row)
-            by_key[key_value] = row
         row.progressive_wins_cents = won
         row.handpay_wins_cents = handpay
     return report
+
+
+def _labels(group_by: str, keys: list) -> dict[object, tuple[str, ...]]:
+    """The same labels as the summary rows carry, for groups that only have wins."""
+    if not keys or group_by == "day":
+        return {}
+    _key, *fields = GROUPINGS[group_by]
+    path = {"machine": "", "bank": "bank__", "room": "room__", "venue": "room__venue__"}[group_by]
+    rows = SlotMachine.objects.filter(**{f"{path}id__in" if path else "id__in": keys})
+    found = {}
+    for row in rows.values(
+        f"{path}id" if path else "id", *(name.removeprefix("machine__") for name in fields)
+    ):
+        key, *values = row.values()
+        found[key] = tuple("" if value is None else str(value) for value in values)
+    return found
 
 
 @dataclass

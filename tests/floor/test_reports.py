@@ -129,6 +129,18 @@ def test_groupings_hold_and_wins(floor_two_rooms):
     assert rows["NOG-0101"].progressive_wins_cents == 170_000
     assert rows["NOG-0101"].handpay_wins_cents == 125_000
     assert rows["NOG-0201"].progressive_wins_cents == 0
+    # A machine with a win and no game in the range is listed under its own name.
+    idle = SlotMachineFactory(asset_number="NOG-0199", game_title="Wyland", room=m1.room)
+    Hit.objects.create(machine=idle, at=day, amount_cents=5_000, state=Hit.State.HIT, **common)
+    with_idle = {row.labels: row for row in game_report(venue, date(2026, 11, 20), date(2026, 11, 20)).rows}
+    assert (
+        with_idle[("NOG-0199", "Wyland")].games,
+        with_idle[("NOG-0199", "Wyland")].progressive_wins_cents,
+    ) == (
+        0,
+        5_000,
+    )
+    idle.hits.all().delete()
     assert str(rows["NOG-0201"].hold_percent) == "75.00"
     total = by_machine.total
     assert (total.games, total.coin_in_cents, total.coin_out_cents, total.hold_cents) == (4, 2200, 1150, 1050)
