@@ -117,22 +117,14 @@ class LevelParametersForm(forms.Form):
         return {name: value for name, value in wanted.items() if value != getattr(level, name)}
 
 
+# The meters a level keeps (NJ 13:69E-1.39A(b)), in the list and on the page.
+METER_COLUMNS = ["amount", "reserve", "overflow", "wagered", "hits", "total_won", "cycle"]
+
+
 @admin.register(Level)
 # Parameters change only through the engine (staged until the next reset), never by a plain save.
 class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
-    list_display = [
-        "__str__",
-        "position",
-        "amount",
-        "reserve",
-        "overflow",
-        "wagered",
-        "hits",
-        "total_won",
-        "cycle",
-        "stopped",
-        "staged",
-    ]
+    list_display = ["__str__", "position", *METER_COLUMNS, "stopped", "staged"]
     list_filter = ["progressive__kind", "progressive__currency", "stopped", "mystery"]
     list_select_related = ["progressive"]
     search_fields = ["name", "progressive__name"]
@@ -141,13 +133,7 @@ class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
         "progressive",
         "name",
         "position",
-        "amount",
-        "reserve",
-        "overflow",
-        "wagered",
-        "hits",
-        "total_won",
-        "cycle",
+        *METER_COLUMNS,
         "seq",
         "stopped",
         "reset",
