@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -19,6 +21,17 @@ from slots.services.errors import EVENT_ERRORS, REQUEST_ERRORS
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application()).include(path="/api/v1/events")
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """Schemathesis calls the WSGI app directly: like Django's test client, keep the request signals
+    from closing the connection that holds the test's transaction."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
