@@ -102,6 +102,17 @@ def _batch(asset: str, first_seq: int, size: int, base: datetime) -> list[dict]:
     ]
 
 
+def _cpu_seconds(root: psutil.Process) -> float:
+    total = 0.0
+    for process in [root, *root.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
 class Load:
     def __init__(self) -> None:
         self.accepted = 0
@@ -109,6 +120,8 @@ class Load:
         self.errors = 0
         self.latencies: list[float] = []
         self.measuring = False
+        self.server: psutil.Process | None = None
+        self.cpu_before = self.cpu_after = (0.0, 0.0)
 
 
 async def _client(url, machines, *, batch_size, base, load: Load, stop_at: float) -> None:
@@ -144,8 +157,10 @@ async def _drive(url, machines, load: Load, *, clients, batch_size, warmup, seco
     ]
     await asyncio.sleep(warmup)
     load.measuring = True
+    load.cpu_before = (_cpu_seconds(load.server), time.process_time())
     started = time.monotonic()
     await asyncio.gather(*tasks)
+    load.cpu_after = (_cpu_seconds(load.server), time.process_time())
     return time.monotonic() - started
 
 
@@ -270,6 +285,7 @@ def main() -> None:
         else:
             raise SystemExit("the server did not start")
         load = Load()
+        load.server = psutil.Process(server.pid)
         peak = [0]
         stop = threading.Event()
         watcher = threading.Thread(target=_watch_memory, args=(psutil.Process(server.pid), peak, stop))
@@ -306,6 +322,9 @@ def main() -> None:
         print(f"accepted: {rate:,.0f} events/s")
         print(f"latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
         print(f"server peak memory: {peak[0] / 2**20:.0f} MiB (RSS, uvicorn and its workers)")
+        server_cpu = (load.cpu_after[0] - load.cpu_before[0]) / elapsed
+        client_cpu = (load.cpu_after[1] - load.cpu_before[1]) / elapsed
+        print(f"CPU: server {server_cpu:.2f} cores, load client {client_cpu:.2f} cores (of 2, shared)")
         print(f"raw multi-row INSERT, one client: {raw_rate:,.0f} rows/s")
         print(f"ratio API / raw: {rate / raw_rate:.0%}")
         print(f"load average (1 min) before/after: {load_before[0]:.2f} / {load_after[0]:.2f}")
