@@ -45,24 +45,24 @@ def test_any_interleaving_of_duplicates_and_retries_stores_each_event_once(machi
         transaction.set_rollback(True)
 
 
-@pytest.mark.postgres
-@pytest.mark.django_db(transaction=True)
-def test_the_same_500_events_from_8_threads_are_stored_once(machine, machine_key):
+def _post_at_once(bodies: list[bytes], key: str) -> list[dict]:
+    """Posts each body from its own thread and connection, all released at the same moment."""
     import orjson
 
-    body = orjson.dumps({"events": [game(machine, seq, win=seq) for seq in range(1, 501)]})
-    barrier = threading.Barrier(8)
+    barrier = threading.Barrier(len(bodies))
     results: list[dict] = []
     errors: list[BaseException] = []
 
-    def post() -> None:
+    def post(body: bytes) -> None:
         try:
             client = Client()
             barrier.wait()
             response = client.post(
-                "/api/v1/events", data=body, content_type="application/json",
-                HTTP_AUTHORIZATION=f"Bearer {machine_key}",
-            )  # fmt: skip
+                "/api/v1/events",
+                data=body,
+                content_type="application/json",
+                HTTP_AUTHORIZATION=f"Bearer {key}",
+            )
             assert response.status_code == 200, response.content
             results.append(orjson.loads(response.content))
         except BaseException as exc:
@@ -70,12 +70,22 @@ def test_the_same_500_events_from_8_threads_are_stored_once(machine, machine_key
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=post) for _ in range(8)]
+    threads = [threading.Thread(target=post, args=(body,)) for body in bodies]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     assert errors == []
+    return results
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_same_500_events_from_8_threads_are_stored_once(machine, machine_key):
+    import orjson
+
+    body = orjson.dumps({"events": [game(machine, seq, win=seq) for seq in range(1, 501)]})
+    results = _post_at_once([body] * 8, machine_key)
     assert sum(result["accepted"] for result in results) == 500
     assert sum(result["duplicates"] for result in results) == 7 * 500
     assert all(result["rejected"] == [] for result in results)
@@ -102,29 +112,7 @@ def test_overlapping_gateway_batches_from_8_threads_with_meters_and_status(machi
             events += [meters, status]
         return orjson.dumps({"events": events})
 
-    barrier = threading.Barrier(8)
-    results: list[dict] = []
-    errors: list[BaseException] = []
-
-    def post(offset: int) -> None:
-        try:
-            client = Client()
-            barrier.wait()
-            response = client.post("/api/v1/events", data=batch(offset), content_type="application/json",
-                                   HTTP_AUTHORIZATION=f"Bearer {gateway_key}")  # fmt: skip
-            assert response.status_code == 200, response.content
-            results.append(orjson.loads(response.content))
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=post, args=(number % 4,)) for number in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    results = _post_at_once([batch(number % 4) for number in range(8)], gateway_key)
     assert sum(result["accepted"] for result in results) == 4 * 42
     assert sum(result["duplicates"] for result in results) == 7 * 4 * 42
     assert MachineEvent.objects.count() == 4 * 42
