@@ -295,7 +295,25 @@ class FloorSimulator:
 
     # --- the loop ------------------------------------------------------------------------------------
 
+    def server_wait(self, timeout: float = 60) -> None:
+        """The demo starts the simulator with the server: wait until it answers."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                conn = self.connection("health")
+                conn.request("GET", f"{self.url.path}/healthz")
+                conn.getresponse().read()
+                return
+            except (OSError, http.client.HTTPException):
+                self.connections.pop("health", None)
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+            finally:
+                self.connections.pop("health", None)
+
     def run(self, duration: float | None, progress: Callable[[str], None]) -> Totals:
+        self.server_wait()
         started = last = self.clock()
         next_flush = next_progress = started
         self.seats_fill()
