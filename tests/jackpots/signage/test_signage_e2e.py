@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -11,11 +12,12 @@ from pathlib import Path
 
 import pytest
 from django.db import connection
+from django.db.models import F
 from playwright.sync_api import sync_playwright
 
 from bench.stack import Stack
 from floor.credentials import credential_issue, screen_token_issue
-from jackpots.models import Hit
+from jackpots.models import Hit, Level
 from slots.models import GatewayKey, SlotMachine
 from tests.factories import (
     LevelFactory,
@@ -39,6 +41,19 @@ CHROMIUM_ARGS = [
 def database_url() -> str:
     db = connection.settings_dict
     return f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+def in_thread(write: Callable[[], object]) -> None:
+    """Playwright's sync API keeps an event loop in the test's thread, where Django refuses the ORM."""
+
+    def run() -> None:
+        try:
+            write()
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(run).result()
 
 
 def post_events(url: str, key: str, events: list[dict]) -> dict:
@@ -109,14 +124,21 @@ def test_games_posted_to_the_api_show_on_the_screen_as_exact_euros(settings) -> 
             "el => el.textContent === '€ 1.000,00'", arg=amount.element_handle(), timeout=15_000
         )
 
-        # No machine online: the link goes down and the card alternates amount and warning.
-        # (Playwright's sync API keeps an event loop in this thread: the ORM goes to another one.)
-        def machine_offline() -> None:
-            SlotMachine.objects.filter(pk=machine.pk).update(status=SlotMachine.Status.OFFLINE)
-            connection.close()
+        # The server restarts; meanwhile the level moved. The page reconnects and resyncs from the snapshot.
+        stack.server_stop()
+        page.wait_for_function("document.getElementById('sign').dataset.state === 'offline'", timeout=10_000)
+        in_thread(lambda: Level.objects.filter(pk=level.pk).update(current_mc=123_456_789, seq=F("seq") + 1))
+        stack.server_start()
+        # A snapshot rebuilds the cards: look the amount up again rather than hold the old element.
+        page.wait_for_function(
+            "sel => document.querySelector(sel)?.textContent === '€ 1.234,56'",
+            arg=f'.amount[data-level-id="{level.id}"]',
+            timeout=30_000,
+        )
+        assert page.get_attribute("#sign", "data-state") == "live"
 
-        with ThreadPoolExecutor(1) as pool:
-            pool.submit(machine_offline).result()
+        # No machine online: the link goes down and the card alternates amount and warning.
+        in_thread(lambda: SlotMachine.objects.filter(pk=machine.pk).update(status=SlotMachine.Status.OFFLINE))
         page.wait_for_selector(".jackpot.down", timeout=15_000)
         page.evaluate("document.getElementById('win').hidden = true")
         page.set_viewport_size({"width": 1080, "height": 1920})
