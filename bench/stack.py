@@ -61,20 +61,28 @@ class Stack:
         return process
 
     def start(self) -> Stack:
-        self.server = self._spawn(
-            "uvicorn",
-            [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "warning", "--no-access-log", *self.server_args],
-        )  # fmt: skip
+        self.server_start()
         self.worker = self._spawn(
             "celery",
             [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
              "--pool", self.worker_pool, "--concurrency", str(self.worker_concurrency),
              "--without-heartbeat", "--without-gossip", "--without-mingle"],
         )  # fmt: skip
-        self._wait_http()
         self._wait_worker()
         return self
+
+    def server_stop(self) -> None:
+        self.server.terminate()
+        self.server.wait(timeout=10)
+        self.processes.remove(self.server)
+
+    def server_start(self) -> None:
+        self.server = self._spawn(
+            "uvicorn",
+            [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(self.port),
+             "--log-level", "warning", "--no-access-log", *self.server_args],
+        )  # fmt: skip
+        self._wait_http()
 
     def _wait_http(self, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

@@ -32,6 +32,7 @@ from floor.credentials import credential_issue
 from floor.models import Venue
 from jackpots.models import Level
 from slots.models import GatewayKey, MachineEvent, MachineMeter, SlotMachine
+from slots.services.vocabulary import METER_NAMES
 
 # Share of machines with a player, by local hour (Ca' Noghera opens late morning, peaks at night).
 OCCUPANCY = (0.55, 0.45, 0.30, 0.12, 0.03, 0.02, 0.02, 0.02, 0.02, 0.03, 0.06, 0.12,
@@ -41,16 +42,6 @@ METERS_EVERY_SECONDS = 20
 FLUSH_EVERY_SECONDS = 0.25
 DOOR_PER_HOUR = 0.15  # per machine
 TILT_PER_HOUR = 0.05
-METER_NAMES = (
-    "coin_in",
-    "coin_out",
-    "jackpot",
-    "games_played",
-    "bills_in",
-    "ticket_in",
-    "ticket_out",
-    "handpay",
-)
 
 
 @dataclass
@@ -110,7 +101,7 @@ def floor_load(rng: random.Random) -> list[Machine]:
     for row in SlotMachine.objects.exclude(status=SlotMachine.Status.OUT_OF_SERVICE).select_related(
         "room__venue"
     ):
-        start = {name: meters[row.id].get(name, 0) for name in METER_NAMES}
+        start = {name: meters[row.id].get(name, 0) for name in sorted(METER_NAMES)}
         if not meters[row.id]:
             start["coin_in"] = rng.randrange(1_000_000, 50_000_000)
         machines.append(
@@ -295,7 +286,25 @@ class FloorSimulator:
 
     # --- the loop ------------------------------------------------------------------------------------
 
+    def server_wait(self, timeout: float = 60) -> None:
+        """The demo starts the simulator with the server: wait until it answers."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                conn = self.connection("health")
+                conn.request("GET", f"{self.url.path}/healthz")
+                conn.getresponse().read()
+                return
+            except (OSError, http.client.HTTPException):
+                self.connections.pop("health", None)
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+            finally:
+                self.connections.pop("health", None)
+
     def run(self, duration: float | None, progress: Callable[[str], None]) -> Totals:
+        self.server_wait()
         started = last = self.clock()
         next_flush = next_progress = started
         self.seats_fill()
