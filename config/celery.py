@@ -22,4 +22,8 @@ app.conf.beat_schedule = {
         "task": "jackpots.tasks.contributions_apply_task",
         "schedule": 1.0,
     },
+    "report-summaries-refresh": {
+        "task": "floor.tasks.machine_hour_stats_refresh_task",
+        "schedule": 60.0,
+    },
 }

@@ -6,6 +6,7 @@ layer and Celery in eager mode. Setting them switches to PostgreSQL, channels_re
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -103,6 +104,17 @@ DATABASES = {
 }
 if not USING_POSTGRES:
     Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+# Under ASGI every request runs its sync code in a thread of its own, so a per-thread persistent
+# connection is never reused (and they pile up until PostgreSQL refuses more clients). Serve with a
+# connection pool of this many connections per process instead (psycopg_pool); 0 keeps persistent ones.
+DATABASE_POOL_SIZE = env_int("DATABASE_POOL_SIZE", 0, minimum=0)
+if USING_POSTGRES and DATABASE_POOL_SIZE:
+    DATABASES["default"].update(CONN_MAX_AGE=0, CONN_HEALTH_CHECKS=False)
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": DATABASE_POOL_SIZE,
+        "timeout": 10,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, Celery, channel layer -----------------------------------------------------------------
@@ -123,17 +135,20 @@ CELERY_TIMEZONE = "Europe/Rome"
 CELERY_BEAT_SCHEDULE: dict = {}  # filled by config.celery from each app's schedule
 
 if USING_REDIS:
+    # Redis pub/sub: one PUBLISH per group message, received once per server process and fanned out in
+    # memory to its consumers. The list-based RedisChannelLayer costs a Redis round trip and a message
+    # copy per member channel, which 1,000 signs multiply (see README "Benchmarks").
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": env_str("CHANNEL_LAYER_BACKEND", "channels_redis.pubsub.RedisPubSubChannelLayer"),
             "CONFIG": {
                 # redis-py 8's 5 s socket timeout kills the layer's blocking read; see DESIGN "Known traps".
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
-                "capacity": 1500,
-                "expiry": 10,
             },
         }
     }
+    if CHANNEL_LAYERS["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer":
+        CHANNEL_LAYERS["default"]["CONFIG"].update({"capacity": 1500, "expiry": 10})
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -220,8 +235,21 @@ BUSINESS_DAY_CLOSE_HOUR = env_int("BUSINESS_DAY_CLOSE_HOUR", 6, minimum=0)
 if BUSINESS_DAY_CLOSE_HOUR > 23:
     raise ImproperlyConfigured("BUSINESS_DAY_CLOSE_HOUR must be an hour between 0 and 23.")
 CONTRIBUTIONS_BATCH_SIZE = env_int("CONTRIBUTIONS_BATCH_SIZE", 5000, minimum=1)
+# Signs: amount updates are coalesced to at most this many frames a second per screen (API.md: 4).
 SIGNAGE_MAX_UPDATES_PER_SECOND = env_decimal("SIGNAGE_MAX_UPDATES_PER_SECOND", "4")
-SIGNAGE_HEARTBEAT_SECONDS = env_int("SIGNAGE_HEARTBEAT_SECONDS", 4, minimum=1)
+if not Decimal("0.1") <= SIGNAGE_MAX_UPDATES_PER_SECOND <= Decimal("4"):
+    raise ImproperlyConfigured("SIGNAGE_MAX_UPDATES_PER_SECOND must be between 0.1 and 4.")
+# A sign waits at most this long for the rest of an engine batch (one message per progressive) so that
+# they make one frame; a complete batch goes out at once.
+SIGNAGE_GATHER_MILLISECONDS = env_int("SIGNAGE_GATHER_MILLISECONDS", 50, minimum=0)
+# A heartbeat frame at least this often, even with no change (SAS expects a refresh every 5 s).
+SIGNAGE_HEARTBEAT_SECONDS = env_decimal("SIGNAGE_HEARTBEAT_SECONDS", "4")
+if not Decimal("0.01") <= SIGNAGE_HEARTBEAT_SECONDS <= Decimal("5"):
+    raise ImproperlyConfigured("SIGNAGE_HEARTBEAT_SECONDS must be between 0.01 and 5.")
+# How often each server process re-evaluates the link state of the progressives its signs show.
+SIGNAGE_LINK_CHECK_SECONDS = env_decimal("SIGNAGE_LINK_CHECK_SECONDS", "2")
+if SIGNAGE_LINK_CHECK_SECONDS <= 0:
+    raise ImproperlyConfigured("SIGNAGE_LINK_CHECK_SECONDS must be more than 0.")
 
 LOGGING = {
     "version": 1,

@@ -15,5 +15,6 @@ urlpatterns = [
     path("api/v1/", include("slots.urls")),
     path("api/v1/", include("jackpots.urls")),
     path("api/v1/", include("jackpots.tables.urls")),
+    path("signage/", include("jackpots.signage.urls")),
     path("", include("floor.urls")),
 ]

@@ -108,3 +108,76 @@ class StaffProfile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.language})"
+
+
+class MachineHourStat(models.Model):
+    """Games of one machine in one clock hour, summed from its raw game events.
+
+    Reports read these instead of the raw events so that a month of a 450-machine floor stays fast. Every
+    row is recomputed whole from the events of its hour, so refreshing a row twice is harmless.
+    """
+
+    machine = models.ForeignKey(
+        "slots.SlotMachine", on_delete=models.CASCADE, related_name="hour_stats", verbose_name=_("machine")
+    )
+    # Start of the hour (Europe/Rome is a whole number of hours from UTC, so UTC hours are local hours).
+    hour = models.DateTimeField(_("hour"))
+    # The venue's business day the hour belongs to (local time, the day closing at BUSINESS_DAY_CLOSE_HOUR).
+    business_date = models.DateField(_("business day"))
+    games = models.PositiveIntegerField(_("games played"), default=0)
+    coin_in_cents = models.BigIntegerField(_("coin in (cents)"), default=0)
+    coin_out_cents = models.BigIntegerField(_("coin out (cents)"), default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["machine", "hour"], name="hourstat_unique_machine_hour")
+        ]
+        indexes = [models.Index(fields=["business_date", "machine"], name="hourstat_day_machine")]
+        verbose_name = _("machine hour")
+        verbose_name_plural = _("machine hours")
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} {self.hour:%Y-%m-%d %H}h"
+
+
+class ReportRefreshState(models.Model):
+    """Where the hour summaries stand: recent (time, highest event id) checkpoints and the closing hour used.
+
+    A refresh rescans events above the id seen a safe while ago, so an ingest transaction that took its ids
+    earlier but committed later is still counted.
+    """
+
+    checkpoints = models.JSONField(default=list)
+    close_hour = models.PositiveSmallIntegerField(null=True)
+    refreshed_at = models.DateTimeField(null=True)
+
+    class Meta:
+        verbose_name = _("report refresh state")
+
+    def __str__(self) -> str:
+        return f"refreshed {self.refreshed_at}"
+
+
+class Workspace(models.Model):
+    """No table: holds the permissions of the floor managers' workspace, granted to roles by floor.roles.
+
+    Codenames start with the verb, as floor.roles matches them by prefix.
+    """
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        verbose_name = _("workspace")
+        permissions = [
+            ("view_reports", _("Can view the floor reports")),
+            ("view_floor_map", _("Can view the live floor map")),
+            ("import_inventory", _("Can import the machine inventory")),
+            ("verify_hit", _("Can verify a hit")),
+            ("pay_hit", _("Can pay a verified hit")),
+            ("void_hit", _("Can void an unpaid hit")),
+            ("change_level_parameters", _("Can change a level's parameters")),
+            ("see_mystery_trigger", _("Can see mystery triggers")),
+        ]
+
+    def __str__(self) -> str:
+        return str(self._meta.verbose_name)

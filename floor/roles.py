@@ -39,10 +39,16 @@ class Rule:
 # Raw machine events are the source of truth for every amount: nobody edits them through the admin.
 _SLOTS_READ_ONLY = ("machineevent",)
 
+# The floor managers' workspace (floor.Workspace permissions): reports, the live map, the hits queue, level
+# parameters. Floor managers get every workspace permission but the mystery triggers through their
+# floor rule; the others are listed.
+_WORKSPACE = "workspace"
+
 ROLE_RULES: dict[str, list[Rule]] = {
     FLOOR_MANAGER: [
-        Rule("floor", "*", EDIT, exclude=("staffprofile",)),
+        Rule("floor", "*", EDIT, exclude=("staffprofile", _WORKSPACE)),
         Rule("floor", "staffprofile", VIEW),
+        Rule("floor", _WORKSPACE, ("view", "import", "verify", "pay", "void", "change")),
         Rule("slots", "*", EDIT, exclude=_SLOTS_READ_ONLY),
         Rule("slots", "machineevent", VIEW),
         Rule("jackpots", "*", VIEW),
@@ -52,12 +58,20 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("jackpots", "paytable", ("stage",)),
     ],
     SLOT_ATTENDANT: [
-        Rule("floor", "*", VIEW, exclude=("staffprofile",)),
+        Rule(
+            "floor", "*", VIEW, exclude=("staffprofile", _WORKSPACE, "machinehourstat", "reportrefreshstate")
+        ),
+        # The live map and the hits queue; an attendant verifies, a floor manager pays and voids (rule 8).
+        Rule("floor", _WORKSPACE, ("view_floor", "verify")),
         Rule("slots", "*", VIEW),
+        Rule("jackpots", "progressive", VIEW),
+        Rule("jackpots", "level", VIEW),
+        Rule("jackpots", "hit", VIEW),
     ],
-    # Reads everything, edits nothing.
+    # Reads everything, edits nothing; the only role that sees mystery triggers (rule 9).
     AUDITOR: [
         Rule("*", "*", VIEW),
+        Rule("floor", _WORKSPACE, ("see",)),
     ],
 }
 

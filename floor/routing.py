@@ -2,4 +2,10 @@
 
 from __future__ import annotations
 
-websocket_urlpatterns: list = []
+from django.urls import re_path
+
+from floor.consumers import FloorMapConsumer
+
+websocket_urlpatterns: list = [
+    re_path(r"^ws/floor/(?P<venue>[A-Za-z0-9]+)/(?P<room>\d+)/$", FloorMapConsumer.as_asgi()),
+]

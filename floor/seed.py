@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from floor.models import Bank, Room, Venue
+from floor.models import Bank, Room, SignageScreen, Venue
 from slots.models import SlotMachine
 
 
@@ -330,4 +330,18 @@ def floor_seed(machines_per_room: int | None = None) -> None:
 
 
 def screens_seed() -> None:
-    """One signage screen per room, showing that room's progressives and the wide-area ones."""
+    """One signage screen per room, slug ``<venue code>-<room number>`` (``ven-1`` … ``nog-5``), showing
+    the progressives whose machines stand in that room and the wide-area ones. Runs after the
+    progressives' seed; tokens are issued separately (``issue_screen_token``), never by the seed."""
+    from jackpots.models import Progressive
+
+    wide_area = set(Progressive.objects.filter(kind=Progressive.Kind.WIDE_AREA).values_list("id", flat=True))
+    for room in Room.objects.select_related("venue"):
+        screen, _created = SignageScreen.objects.update_or_create(
+            slug=f"{room.venue.code.lower()}-{room.number}",
+            defaults={"venue": room.venue, "room": room, "name": f"{room.venue.name} · {room.name}"},
+        )
+        in_room = Progressive.objects.filter(members__machine__room=room, members__enabled=True).values_list(
+            "id", flat=True
+        )
+        screen.progressives.set(wide_area | set(in_room))

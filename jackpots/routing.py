@@ -2,4 +2,10 @@
 
 from __future__ import annotations
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from jackpots.signage.consumers import SignageConsumer
+
+websocket_urlpatterns: list = [
+    path("ws/signage/<slug:screen>/", SignageConsumer.as_asgi()),
+]

@@ -130,17 +130,14 @@ class EventsApi(APIView):
         ],
     )
     def post(self, request: Request) -> HttpResponse:
-        events = events_decode(body_read(request._request))
+        events = events_decode(self.body)
         result = event_batch_ingest(events, principal=request.auth)
         return _json(200, result.as_dict())
 
     def initial(self, request: Request, *args, **kwargs) -> None:
-        # A body that is too large is refused before the key is looked up.
+        # The body is measured before the key is looked up: a body that is too large is refused unread.
         if request.method == "POST":
-            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-            declared = request.META.get("CONTENT_LENGTH") or "0"
-            if declared.isdigit() and int(declared) > limit:
-                raise RequestRefused(413, "body_too_large")
+            self.body = body_read(request._request)
         super().initial(request, *args, **kwargs)
 
     def handle_exception(self, exc: Exception) -> HttpResponse:

@@ -10,7 +10,7 @@ from __future__ import annotations
 REQUEST_ERRORS: dict[str, str] = {
     "missing_key": "No Authorization: Bearer <key> header was sent.",
     "invalid_key": "The key is unknown or has been revoked.",
-    "invalid_json": "The body is not valid JSON (UTF-8, integers within 64 bits).",
+    "invalid_json": "The body is not valid UTF-8 JSON.",
     "invalid_body": "The body must be a JSON object with an `events` list.",
     "too_many_events": "A request carries at most 1000 events.",
     "body_too_large": "The body is larger than 1 MiB.",

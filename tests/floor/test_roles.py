@@ -130,6 +130,15 @@ def test_role_permissions_follow_the_mapping() -> None:
         "slots.view_machinekey",
         "slots.view_gatewaykey",
         "slots.view_machineevent",
+        "slots.view_machinemeter",
+        "slots.view_meterdelta",
+        "slots.view_machinealert",
+        # The workspace: the live map, the hits queue and verifying (floor managers pay and void).
+        "floor.view_floor_map",
+        "floor.verify_hit",
+        "jackpots.view_progressive",
+        "jackpots.view_level",
+        "jackpots.view_hit",
     }
     every_view = {
         f"{app}.{codename}"
@@ -137,7 +146,9 @@ def test_role_permissions_follow_the_mapping() -> None:
             "content_type__app_label", "codename"
         )
     }
-    assert auditor == every_view
+    # Auditors alone see mystery triggers (rule 9).
+    assert auditor == every_view | {"floor.see_mystery_trigger"}
+    assert "floor.see_mystery_trigger" not in manager | attendant
 
 
 def test_roles_apply_is_idempotent_and_restores_the_mapping() -> None:

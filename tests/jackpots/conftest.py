@@ -27,3 +27,7 @@ def linked(db):
     progressive, machines = progressive_with_machines(4)
     level = level_create(progressive, name="Grand", position=1, params=GRAND)
     return progressive, machines, level
+
+
+# Staff in each role, for the admin tests (the same fixtures as the floor's).
+from tests.floor.staff import attendant, auditor, manager, manager2, plain_staff  # noqa: E402, F401

@@ -1,0 +1,346 @@
+"""Benchmark of POST /api/v1/events on the real stack.
+
+Creates its own PostgreSQL database, migrates it, creates machines and machine keys, starts uvicorn with
+several worker processes, posts batches of game events from concurrent clients for a fixed time and
+prints: events/s accepted, request latency p50/p99, the server's peak memory (RSS of its process tree),
+the raw one-client multi-row INSERT rate of the same rows into a copy of the events table measured in the
+same run, and the ratio between the two. Drops its database at the end.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/x REDIS_URL=redis://127.0.0.1:6379/3 \
+        .venv/bin/python bench/ingest.py --workers 3 --clients 24 --seconds 20
+
+DATABASE_URL only names the server (its database is replaced by the benchmark's own); with REDIS_URL the
+engine's task is enqueued to that Redis as in production (the queue is emptied at the end).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+import httpx
+import orjson
+import psutil
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _database_url(server_url: str, name: str) -> str:
+    parsed = urlparse(server_url)
+    return urlunparse(parsed._replace(path=f"/{name}"))
+
+
+def _setup(database_url: str, machines: int) -> list[tuple[str, str, int]]:
+    """Migrates the benchmark database and creates ``machines`` machines with a key each."""
+    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "1"}
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["DEBUG"] = "1"
+    import django
+
+    django.setup()
+    from floor.credentials import credential_issue
+    from floor.models import Bank, Room, Venue
+    from slots.models import MachineKey, SlotMachine
+
+    venue = Venue.objects.create(code="NOG", name="Ca' Noghera")
+    room = Room.objects.create(venue=venue, number=1, name="Sala Uno")
+    bank = Bank.objects.create(room=room, code="BENCH")
+    result = []
+    for number in range(1, machines + 1):
+        machine = SlotMachine.objects.create(
+            asset_number=f"NOG-{number:04d}",
+            manufacturer="IGT",
+            game_title="Diamond Vault",
+            denomination_cents=50,
+            min_bet_cents=50,
+            max_bet_cents=450,
+            room=room,
+            bank=bank,
+        )
+        result.append(
+            (machine.asset_number, credential_issue(MachineKey, kind="mach", machine=machine)[1], machine.pk)
+        )
+    from django.db import connections
+
+    connections.close_all()
+    return result
+
+
+def _batch(asset: str, first_seq: int, size: int, base: datetime) -> list[dict]:
+    return [
+        {
+            "machine": asset,
+            "seq": seq,
+            "at": (base + timedelta(milliseconds=seq)).isoformat().replace("+00:00", "Z"),
+            "type": "game",
+            "wager": random.choice((50, 100, 250, 450)),
+            "win": random.choice((0, 0, 0, 100, 900)),
+        }
+        for seq in range(first_seq, first_seq + size)
+    ]
+
+
+def _cpu_seconds(root: psutil.Process) -> float:
+    total = 0.0
+    for process in [root, *root.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
+class Load:
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.requests = 0
+        self.errors = 0
+        self.latencies: list[float] = []
+        self.measuring = False
+        self.server: psutil.Process | None = None
+        self.cpu_before = self.cpu_after = (0.0, 0.0)
+
+
+async def _client(url, machines, *, batch_size, base, load: Load, stop_at: float) -> None:
+    seqs = dict.fromkeys((asset for asset, _, _ in machines), 1)
+    async with httpx.AsyncClient(timeout=30) as client:
+        while time.monotonic() < stop_at:
+            asset, key, _ = random.choice(machines)
+            body = orjson.dumps({"events": _batch(asset, seqs[asset], batch_size, base)})
+            seqs[asset] += batch_size
+            started = time.perf_counter()
+            response = await client.post(
+                url,
+                content=body,
+                headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+            )
+            elapsed = time.perf_counter() - started
+            if response.status_code != 200:
+                load.errors += 1
+                continue
+            if load.measuring:
+                load.requests += 1
+                load.accepted += orjson.loads(response.content)["accepted"]
+                load.latencies.append(elapsed)
+
+
+async def _drive(url, machines, load: Load, *, clients, batch_size, warmup, seconds) -> float:
+    base = datetime.now(UTC) - timedelta(days=1)
+    per_client = [machines[index::clients] for index in range(clients)]
+    stop_at = time.monotonic() + warmup + seconds
+    tasks = [
+        asyncio.create_task(_client(url, group, batch_size=batch_size, base=base, load=load, stop_at=stop_at))
+        for group in per_client
+    ]
+    await asyncio.sleep(warmup)
+    load.measuring = True
+    load.cpu_before = (_cpu_seconds(load.server), time.process_time())
+    started = time.monotonic()
+    await asyncio.gather(*tasks)
+    load.cpu_after = (_cpu_seconds(load.server), time.process_time())
+    return time.monotonic() - started
+
+
+def _watch_memory(root: psutil.Process, peak: list[int], stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            processes = [root, *root.children(recursive=True)]
+            peak[0] = max(peak[0], sum(process.memory_info().rss for process in processes))
+        except psutil.Error:
+            pass
+        stop.wait(0.2)
+
+
+def _raw_insert_rate(database_url: str, machine_ids: list[int], batch_size: int, batches_count: int) -> float:
+    """Rows/s of one client inserting the same rows with one multi-row INSERT per batch (autocommit)."""
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE bench_raw (LIKE slots_machineevent INCLUDING ALL)")
+        columns = (
+            "machine_id, seq, type, at, received_at, digest, payload, wager_cents, win_cents, bank_id, "
+            "denomination_cents, is_max_bet, level_id, amount_cents, pending"
+        )
+        row = "(%s, %s, 1, %s, now(), %s, %s, %s, %s, 1, 50, %s, NULL, NULL, true)"
+        sql = (
+            f"INSERT INTO bench_raw ({columns}) VALUES {', '.join([row] * batch_size)} "
+            "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING id"
+        )
+        base = datetime.now(UTC) - timedelta(days=1)
+        # The rows are built before the clock starts: this measures the database, not Python.
+        batches = []
+        seq = 0
+        for _ in range(batches_count):
+            machine_id = random.choice(machine_ids)
+            params: list = []
+            for _ in range(batch_size):
+                seq += 1
+                wager = random.choice((50, 100, 250, 450))
+                params += [
+                    machine_id,
+                    seq,
+                    base + timedelta(milliseconds=seq),
+                    "0" * 40,
+                    orjson.dumps({"wager": wager, "win": 0}).decode(),
+                    wager,
+                    0,
+                    wager == 450,
+                ]
+            batches.append(params)
+        rows = 0
+        started = time.monotonic()
+        for params in batches:
+            rows += len(conn.execute(sql, params).fetchall())
+        return rows / (time.monotonic() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--workers", type=int, default=3, help="uvicorn worker processes")
+    parser.add_argument("--clients", type=int, default=24, help="concurrent client connections")
+    parser.add_argument("--pool", type=int, default=4, help="database connections per worker")
+    parser.add_argument("--machines", type=int, default=200)
+    parser.add_argument("--batch", type=int, default=100, help="game events per request")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured duration")
+    parser.add_argument("--raw-batches", type=int, default=1000, help="batches inserted by the raw run")
+    args = parser.parse_args()
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+    server_url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
+    bench_db = f"progressivo_bench_{os.getpid()}"
+    admin_url = _database_url(server_url, "postgres")
+    database_url = _database_url(server_url, bench_db)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{bench_db}"')
+    server = None
+    try:
+        machines = _setup(database_url, args.machines)
+        port = _free_port()
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "DEBUG": "0",
+            "SECRET_KEY": "benchmark-secret-key-0123456789-abcdefghijklmnop",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "SECURE_SSL_REDIRECT": "0",
+            "LOG_LEVEL": "WARNING",
+            "DATABASE_POOL_SIZE": str(args.pool),
+        }
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "config.asgi:application",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--workers",
+                str(args.workers),
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--loop",
+                "uvloop",
+                "--http",
+                "httptools",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+        base_url = f"http://127.0.0.1:{port}"
+        for _ in range(600):
+            try:
+                # Any answer will do (401 here): /healthz would wait for a Celery worker that is not run.
+                httpx.post(f"{base_url}/api/v1/events", timeout=2)
+                break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        else:
+            raise SystemExit("the server did not start")
+        load = Load()
+        load.server = psutil.Process(server.pid)
+        peak = [0]
+        stop = threading.Event()
+        watcher = threading.Thread(target=_watch_memory, args=(psutil.Process(server.pid), peak, stop))
+        watcher.start()
+        load_before = os.getloadavg()
+        elapsed = asyncio.run(
+            _drive(
+                f"{base_url}/api/v1/events",
+                machines,
+                load,
+                clients=args.clients,
+                batch_size=args.batch,
+                warmup=args.warmup,
+                seconds=args.seconds,
+            )
+        )
+        stop.set()
+        watcher.join()
+        load_after = os.getloadavg()
+        server.terminate()
+        server.wait(30)
+        server = None
+        raw_rate = _raw_insert_rate(database_url, [pk for _, _, pk in machines], args.batch, args.raw_batches)
+
+        rate = load.accepted / elapsed
+        latencies = sorted(load.latencies)
+        p50 = statistics.median(latencies) * 1000
+        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
+        print(
+            f"uvicorn workers={args.workers} clients={args.clients} "
+            f"machines={args.machines} batch={args.batch}"
+        )
+        print(f"requests: {load.requests} in {elapsed:.1f} s, non-200: {load.errors}")
+        print(f"accepted: {rate:,.0f} events/s")
+        print(f"latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+        print(f"server peak memory: {peak[0] / 2**20:.0f} MiB (RSS, uvicorn and its workers)")
+        server_cpu = (load.cpu_after[0] - load.cpu_before[0]) / elapsed
+        client_cpu = (load.cpu_after[1] - load.cpu_before[1]) / elapsed
+        print(f"CPU: server {server_cpu:.2f} cores, load client {client_cpu:.2f} cores (of 2, shared)")
+        print(f"raw multi-row INSERT, one client: {raw_rate:,.0f} rows/s")
+        print(f"ratio API / raw: {rate / raw_rate:.0%}")
+        print(f"load average (1 min) before/after: {load_before[0]:.2f} / {load_after[0]:.2f}")
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(30)
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{bench_db}" WITH (FORCE)')
+        redis_url = os.environ.get("REDIS_URL")
+        if redis_url:
+            import redis
+
+            # The engine's task was enqueued once per request and no worker ran here: empty its queue.
+            redis.Redis.from_url(redis_url).delete("celery")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,441 @@
+"""Signage benchmark: N screens on websockets while games are posted through the events API.
+
+Runs the real stack (uvicorn with channels_redis, a Celery worker, PostgreSQL) on its own database, which
+it creates, seeds with both venues and drops at the end. N clients (the ``websockets`` library) connect
+to the nine room screens in turn. Every POST_INTERVAL a gateway posts GAMES_PER_POST games on random
+machines; every game feeds the wide-area Super Spin, which every screen shows, so each post is a probe:
+its latency, on each client, is the time from the POST's response to the first update frame carrying a
+newer Super Spin seq. Frames are counted on both sides: every frame carries ``n``, its number on the
+connection, so frames sent = the last ``n``, and a gap is a dropped frame.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/any REDIS_URL=redis://127.0.0.1:6379/6 \\
+        .venv/bin/python bench/signage.py [--clients 250 1000] [--seconds 30]
+
+DATABASE_URL gives the server (its database name is replaced); the Redis db is flushed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import multiprocessing
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+import orjson
+import psutil
+import psycopg
+import websockets
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.stack import Stack  # noqa: E402
+
+BENCH_DB = "bench_signage"
+POST_INTERVAL = 0.5
+GAMES_PER_POST = 50  # 100 games a second: a busy evening on 450 machines
+
+
+@dataclass
+class Client:
+    screen: str
+    frames: int = 0
+    last_n: int = 0
+    gaps: int = 0
+    seq: int = -1
+    # (receive time, Super Spin seq) of each update frame that moved it.
+    updates: list[tuple[float, int]] = field(default_factory=list)
+
+
+@dataclass
+class Probe:
+    sent: float
+    answered: float
+
+
+def database_urls() -> tuple[str, str]:
+    base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
+    parsed = urlparse(base)
+    return urlunparse(parsed._replace(path="/postgres")), urlunparse(parsed._replace(path=f"/{BENCH_DB}"))
+
+
+def database_recreate(admin_url: str, drop_only: bool = False) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        if not drop_only:
+            conn.execute(f"CREATE DATABASE {BENCH_DB}")
+
+
+def floor_prepare(bench_url: str, redis_url: str) -> dict:
+    """Migrates and seeds the bench database; returns screen tokens, gateway keys, machines, levels."""
+    os.environ.update({"DATABASE_URL": bench_url, "REDIS_URL": redis_url})
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from floor.credentials import credential_issue, screen_token_issue
+    from floor.models import SignageScreen, Venue
+    from jackpots.models import Level
+    from slots.models import GatewayKey, SlotMachine
+
+    call_command("migrate", verbosity=0)
+    call_command("seed_venezia")
+    tokens = {screen.slug: screen_token_issue(screen) for screen in SignageScreen.objects.all()}
+    keys = {
+        venue.code: credential_issue(GatewayKey, kind="gw", venue=venue)[1] for venue in Venue.objects.all()
+    }
+    machines = list(
+        SlotMachine.objects.values_list("asset_number", "room__venue__code", "min_bet_cents", "max_bet_cents")
+    )
+    super_spin = Level.objects.get(progressive__name="Super Spin")
+    from jackpots.publish import progressive_group
+
+    return {
+        "tokens": tokens,
+        "keys": keys,
+        "machines": machines,
+        "super_spin": super_spin.id,
+        "super_spin_group": progressive_group(super_spin.progressive_id),
+    }
+
+
+def super_spin_seq(level_id: int) -> int:
+    from jackpots.models import Level
+
+    return Level.objects.get(pk=level_id).seq
+
+
+async def client_run(client: Client, url: str, origin: str, level_id: int, stop: asyncio.Event) -> None:
+    async with websockets.connect(
+        url, origin=origin, max_queue=None, ping_interval=None, open_timeout=120
+    ) as socket:
+        async for raw in socket:
+            received = time.monotonic()
+            frame = orjson.loads(raw)
+            client.frames += 1
+            if frame["n"] != client.last_n + 1:
+                client.gaps += frame["n"] - client.last_n - 1
+            client.last_n = frame["n"]
+            kind = frame["type"]
+            if kind == "snapshot":
+                for jackpot in frame["jackpots"]:
+                    for level in jackpot["levels"]:
+                        if level["id"] == level_id:
+                            client.seq = level["seq"]
+            elif kind == "update":
+                for level in frame["levels"]:
+                    if level["id"] == level_id and level["seq"] > client.seq:
+                        client.seq = level["seq"]
+                        client.updates.append((received, level["seq"]))
+            if stop.is_set():
+                return
+
+
+class Poster:
+    def __init__(self, base_url: str, keys: dict[str, str], machines: list, rng: random.Random) -> None:
+        self.base_url = base_url
+        self.keys = keys
+        self.machines = machines
+        self.rng = rng
+        self.seq: dict[str, int] = {}
+
+    def post(self) -> tuple[float, float]:
+        venue = self.rng.choice(sorted(self.keys))
+        pool = [m for m in self.machines if m[1] == venue]
+        at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        events = []
+        for asset, _venue, low, high in self.rng.sample(pool, GAMES_PER_POST):
+            self.seq[asset] = self.seq.get(asset, 0) + 1
+            wager = self.rng.randint(low, high)
+            events.append(
+                {"machine": asset, "seq": self.seq[asset], "at": at, "type": "game", "wager": wager, "win": 0}
+            )
+        request = urllib.request.Request(
+            f"{self.base_url}/api/v1/events",
+            data=json.dumps({"events": events}).encode(),
+            headers={"Authorization": f"Bearer {self.keys[venue]}", "Content-Type": "application/json"},
+        )
+        sent = time.monotonic()
+        with urllib.request.urlopen(request, timeout=30) as response:
+            answer = json.loads(response.read())
+        answered = time.monotonic()
+        if answer["accepted"] != GAMES_PER_POST:
+            raise RuntimeError(f"the events API did not accept every game: {answer}")
+        return sent, answered
+
+
+async def publish_observe(redis_url: str, level_id: int, group: str, seen: list[tuple[float, int]]) -> None:
+    """Listens to the Super Spin group on Redis as the pub/sub layer names it: when each publish left the
+    worker, to split the latency between the engine and the signs."""
+    import msgpack
+    from redis import asyncio as aioredis
+
+    client = aioredis.Redis.from_url(redis_url)
+    pubsub = client.pubsub()
+    await pubsub.subscribe(f"asgi__group__{group}")
+    try:
+        async for message in pubsub.listen():
+            if message["type"] != "message":
+                continue
+            received = time.monotonic()
+            data = msgpack.unpackb(message["data"], raw=False)
+            for level in data.get("levels", []):
+                if level["id"] == level_id:
+                    seen.append((received, level["seq"]))
+    finally:
+        await pubsub.aclose()
+        await client.aclose()
+
+
+def latencies(clients: list[Client], probes: list[Probe]) -> tuple[list[float], int]:
+    """Per client and probe: first Super Spin update received after the POST was sent whose seq is newer
+    than what the client had then, minus the POST's response time. Returns latencies (ms), misses."""
+    values, misses = [], 0
+    for client in clients:
+        updates = client.updates
+        for probe in probes:
+            before = [seq for at, seq in updates if at < probe.sent]
+            seen = before[-1] if before else -1
+            after = next(((at, seq) for at, seq in updates if at >= probe.sent and seq > seen), None)
+            if after is None:
+                misses += 1
+            else:
+                values.append((after[0] - probe.answered) * 1000)
+    return values, misses
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+CLIENTS_PER_PROCESS = 250
+
+
+def clients_process(targets: list[tuple[str, str]], origin: str, level_id: int, conn) -> None:
+    """A process of websocket clients: one Python process cannot keep up with 1,000 sockets' frames on
+    this machine without adding its own delay to what it measures."""
+    asyncio.run(_clients_main(targets, origin, level_id, conn))
+
+
+async def _clients_main(targets: list[tuple[str, str]], origin: str, level_id: int, conn) -> None:
+    loop = asyncio.get_running_loop()
+    clients = [Client(screen) for screen, _url in targets]
+    stop = asyncio.Event()
+    tasks = []
+    started = time.monotonic()
+    for index, (client, (_screen, url)) in enumerate(zip(clients, targets, strict=True)):
+        tasks.append(asyncio.create_task(client_run(client, url, origin, level_id, stop)))
+        if index % 50 == 49:
+            await asyncio.sleep(0.3)  # connect in waves, as screens do after a restart
+    deadline = time.monotonic() + 120
+    while sum(1 for c in clients if c.frames) < len(clients) and time.monotonic() < deadline:
+        if all(task.done() for task in tasks):
+            break
+        await asyncio.sleep(0.2)
+    failures = [repr(task.exception()) for task in tasks if task.done() and task.exception()]
+    conn.send((sum(1 for c in clients if c.frames), time.monotonic() - started, failures))
+    while True:
+        command = await loop.run_in_executor(None, conn.recv)
+        if command == "count":
+            conn.send(sum(c.frames for c in clients))
+        elif command == "stop":
+            break
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    conn.send([(c.frames, c.last_n, c.gaps, c.seq, c.updates) for c in clients])
+
+
+async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: random.Random) -> dict:
+    screens = sorted(floor["tokens"])
+    ws_base = stack.url.replace("http://", "ws://")
+    targets = [
+        (screen, f"{ws_base}/ws/signage/{screen}/?token={floor['tokens'][screen]}")
+        for screen in (screens[i % len(screens)] for i in range(n))
+    ]
+    server = psutil.Process(stack.server.pid)
+    context = multiprocessing.get_context("spawn")
+    pipes, processes = [], []
+    for start in range(0, n, CLIENTS_PER_PROCESS):
+        parent, child = context.Pipe()
+        process = context.Process(
+            target=clients_process,
+            args=(targets[start : start + CLIENTS_PER_PROCESS], stack.url, floor["super_spin"], child),
+        )
+        process.start()
+        pipes.append(parent)
+        processes.append(process)
+    loop = asyncio.get_running_loop()
+    ready = [await loop.run_in_executor(None, pipe.recv) for pipe in pipes]
+    connected = sum(r[0] for r in ready)
+    connect_seconds = max(r[1] for r in ready)
+    failures = [f for r in ready for f in r[2]]
+    if failures:
+        print(f"  {len(failures)} clients failed, e.g. {failures[0]}")
+    await asyncio.sleep(2)
+
+    def frames_now() -> int:
+        for pipe in pipes:
+            pipe.send("count")
+        return sum(pipe.recv() for pipe in pipes)
+
+    rss_idle = server.memory_info().rss
+    cpu_before = server.cpu_times()
+    frames_before = await loop.run_in_executor(None, frames_now)
+    published: list[tuple[float, int]] = []
+    observer = asyncio.create_task(
+        publish_observe(stack.redis_url, floor["super_spin"], floor["super_spin_group"], published)
+    )
+    await asyncio.sleep(0.2)
+    poster = Poster(stack.url, floor["keys"], floor["machines"], rng)
+    poster.seq = floor.setdefault("seqs", {})
+    probes: list[Probe] = []
+    started = time.monotonic()
+    next_post = started
+    while time.monotonic() - started < seconds:
+        sent, answered = await loop.run_in_executor(None, poster.post)
+        probes.append(Probe(sent, answered))
+        next_post += POST_INTERVAL
+        await asyncio.sleep(max(0.0, next_post - time.monotonic()))
+    await asyncio.sleep(3)  # let the last batches reach everyone
+    window = time.monotonic() - started
+    cpu_after = server.cpu_times()
+    rss_end = server.memory_info().rss
+    frames_window = await loop.run_in_executor(None, frames_now) - frames_before
+    final_seq = await loop.run_in_executor(None, super_spin_seq, floor["super_spin"])
+    observer.cancel()
+    clients = []
+    for pipe in pipes:
+        pipe.send("stop")
+        for frames, last_n, gaps, seq, updates in await loop.run_in_executor(None, pipe.recv):
+            clients.append(Client("", frames, last_n, gaps, seq, updates))
+    for process in processes:
+        process.join(timeout=30)
+    values, misses = latencies(clients, probes)
+    engine = [
+        (next((at for at, _seq in published if at >= probe.sent), float("nan")) - probe.answered) * 1000
+        for probe in probes
+    ]
+    cpu = (cpu_after.user + cpu_after.system) - (cpu_before.user + cpu_before.system)
+    return {
+        "n": n,
+        "connected": connected,
+        "connect_seconds": connect_seconds,
+        "probes": len(probes),
+        "latency": values,
+        "engine": [value for value in engine if not math.isnan(value)],
+        "misses": misses,
+        "sent": sum(c.last_n for c in clients),
+        "received": sum(c.frames for c in clients),
+        "gaps": sum(c.gaps for c in clients),
+        "stale": sum(1 for c in clients if c.seq != final_seq),
+        "fps": frames_window / window,
+        "cpu_us_per_frame": cpu / frames_window * 1e6 if frames_window else float("nan"),
+        "server_cpu_share": cpu / window,
+        "rss_idle": rss_idle,
+        "rss_end": rss_end,
+        "client_processes": len(processes),
+    }
+
+
+def report(result: dict) -> None:
+    lat = result["latency"]
+    print(
+        f"\nN = {result['n']} screens ({result['connected']} connected with their snapshot in "
+        f"{result['connect_seconds']:.1f} s, {result['client_processes']} client processes), "
+        f"{result['probes']} probes"
+    )
+    if lat:
+        print(
+            f"  latency POST response -> update frame: p50 {statistics.median(lat):.0f} ms, "
+            f"p99 {percentile(lat, 0.99):.0f} ms, max {max(lat):.0f} ms ({len(lat)} samples, "
+            f"{result['misses']} probes without a frame)"
+        )
+    engine = result["engine"]
+    if engine:
+        print(
+            f"  of which POST response -> publish (engine): p50 {statistics.median(engine):.0f} ms, "
+            f"p99 {percentile(engine, 0.99):.0f} ms, max {max(engine):.0f} ms"
+        )
+    print(
+        f"  frames sent {result['sent']}, received {result['received']}, dropped {result['gaps']} "
+        f"(gaps in n), clients not on the final value {result['stale']}"
+    )
+    print(
+        f"  frames/s delivered {result['fps']:.0f}; server process CPU, events API included: "
+        f"{result['server_cpu_share'] * 100:.0f}% of a core, {result['cpu_us_per_frame']:.0f} us per frame"
+    )
+    print(
+        f"  server memory {result['rss_idle'] / 2**20:.0f} MiB with the clients connected, "
+        f"{result['rss_end'] / 2**20:.0f} MiB at the end"
+    )
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], check=False, capture_output=True, text=True).stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--clients", type=int, nargs="+", default=[250, 1000])
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--layer", choices=["pubsub", "core"], default="pubsub")
+    parser.add_argument("--seed", type=int, default=6)
+    parser.add_argument("--ws", default="auto", help="uvicorn's websocket implementation")
+    args = parser.parse_args()
+    redis_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/6"
+    admin_url, bench_url = database_urls()
+    print("load before:", uptime())
+    database_recreate(admin_url)
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    floor = floor_prepare(bench_url, redis_url)
+    backend = {
+        "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "core": "channels_redis.core.RedisChannelLayer",
+    }[args.layer]
+    print(
+        f"layer {backend}; {len(floor['machines'])} machines; {GAMES_PER_POST} games every {POST_INTERVAL} s"
+    )
+    stack = Stack(
+        bench_url,
+        redis_url,
+        worker_pool="prefork",
+        worker_concurrency=2,
+        extra_env={"CHANNEL_LAYER_BACKEND": backend, "LOG_LEVEL": "WARNING"},
+        server_args=["--ws", args.ws],
+    )
+    rng = random.Random(args.seed)
+    try:
+        stack.start()
+        for n in args.clients:
+            report(asyncio.run(round_run(n, stack, floor, args.seconds, rng)))
+    finally:
+        stack.stop()
+        from django.db import connections
+
+        connections.close_all()
+        database_recreate(admin_url, drop_only=True)
+    print("\nload after:", uptime())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""The floor map's websocket: staff with floor.view_floor_map, logged in through the admin session."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from urllib.parse import urlparse
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+from django.utils import timezone
+
+from floor.access import VIEW_FLOOR_MAP
+from floor.live.publish import room_group
+from floor.live.selectors import room_get, room_tiles
+
+# Alarms (door, tilt, handpay, power) are pushed at once; going offline by silence and playing/idle
+# changes are not announced by any event: a full snapshot this often catches them.
+SNAPSHOT_SECONDS = 10
+CLOSE_FORBIDDEN = 4403
+CLOSE_NOT_FOUND = 4404
+
+
+def _origin_allowed(headers: dict[bytes, bytes]) -> bool:
+    origin = headers.get(b"origin")
+    if origin is None:
+        return True  # not a browser
+    host = urlparse(origin.decode("latin-1")).hostname or ""
+    allowed = settings.WEBSOCKET_ALLOWED_ORIGINS or settings.ALLOWED_HOSTS
+    return any(entry in {"*", host} or (entry.startswith(".") and host.endswith(entry)) for entry in allowed)
+
+
+class FloorMapConsumer(AsyncJsonWebsocketConsumer):
+    room_id: int | None = None
+    ticker: asyncio.Task | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if not _origin_allowed(dict(self.scope.get("headers", []))):
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        if user is None or not user.is_authenticated or not user.is_staff:
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        if not await database_sync_to_async(user.has_perm)(VIEW_FLOOR_MAP):
+            await self.close(code=CLOSE_FORBIDDEN)
+            return
+        kwargs = self.scope["url_route"]["kwargs"]
+        room = await database_sync_to_async(room_get)(kwargs["venue"], int(kwargs["room"]))
+        if room is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.room_id = room.id
+        await self.channel_layer.group_add(room_group(room.id), self.channel_name)
+        await self.accept()
+        await self.snapshot_send()
+        self.ticker = asyncio.create_task(self.snapshots_forever())
+
+    async def disconnect(self, code: int) -> None:
+        if self.ticker is not None:
+            self.ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.ticker
+        if self.room_id is not None:
+            await self.channel_layer.group_discard(room_group(self.room_id), self.channel_name)
+
+    async def snapshot_send(self) -> None:
+        tiles = await database_sync_to_async(room_tiles)(self.room_id, timezone.now())
+        await self.send_json({"type": "snapshot", "machines": tiles})
+
+    async def snapshots_forever(self) -> None:
+        while True:
+            await asyncio.sleep(SNAPSHOT_SECONDS)
+            await self.snapshot_send()
+
+    async def machines_update(self, message: dict) -> None:
+        await self.send_json({"type": "update", "machines": message["machines"]})
+
+    async def receive_json(self, content: dict, **kwargs) -> None:
+        """The map only listens; anything it sends is ignored."""

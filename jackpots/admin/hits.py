@@ -1,0 +1,192 @@
+"""The hits queue: per venue, newest first; verify, pay and void through the engine (rule 8).
+
+An attendant verifies; a floor manager verifies, pays and voids; an auditor reads. At or above the venue's
+threshold two different people verify (Nevada MICS): the engine enforces it, the queue shows who is missing.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.timesince import timesince
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from floor.templatetags.money import cents_to_eur
+from jackpots.admin.common import (
+    PAY_HIT,
+    SEE_MYSTERY_TRIGGER,
+    VERIFY_HIT,
+    VOID_HIT,
+    ReadOnlyAdmin,
+    audit,
+)
+from jackpots.models import Hit
+from jackpots.services import EngineError, hit_pay, hit_verify, hit_void
+
+
+class VoidForm(forms.Form):
+    reason = forms.CharField(
+        label=gettext_lazy("Reason"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=gettext_lazy("Why the hit is void (e.g. a malfunction): it is recorded with your name."),
+    )
+
+
+class OpenFilter(admin.SimpleListFilter):
+    title = gettext_lazy("queue")
+    parameter_name = "queue"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return [
+            ("open", _("To verify or pay")),
+            ("two_person", _("Waiting for a second verifier")),
+        ]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Hit]) -> QuerySet[Hit]:
+        if self.value() == "open":
+            return queryset.filter(state__in=[Hit.State.HIT, Hit.State.VERIFIED])
+        if self.value() == "two_person":
+            return queryset.filter(state=Hit.State.HIT, verified_by__isnull=False)
+        return queryset
+
+
+@admin.register(Hit)
+class HitAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    list_display = [
+        "id",
+        "at",
+        "age",
+        "venue",
+        "machine",
+        "level",
+        "amount",
+        "state",
+        "verified_by",
+        "second_verified_by",
+        "paid_by",
+    ]
+    list_filter = [OpenFilter, "state", "machine__room__venue", "kind", "level__progressive"]
+    list_select_related = [
+        "machine__room__venue",
+        "level__progressive",
+        "verified_by",
+        "second_verified_by",
+        "paid_by",
+    ]
+    search_fields = ["machine__asset_number", "level__name", "level__progressive__name"]
+    ordering = ["-at", "-id"]
+    date_hierarchy = "at"
+    actions = ["verify_selected", "pay_selected", "void_selected"]
+    list_per_page = 50
+    fields = [
+        "id",
+        "state",
+        "kind",
+        "number",
+        "at",
+        "level",
+        "machine",
+        "amount",
+        "machine_amount_cents",
+        "discrepancy_cents",
+        "level_seq",
+        "cycle",
+        "verified_by",
+        "verified_at",
+        "second_verified_by",
+        "second_verified_at",
+        "paid_by",
+        "paid_at",
+        "voided_by",
+        "voided_at",
+        "void_reason",
+    ]
+
+    # --- columns --------------------------------------------------------------------------------------
+    @admin.display(description=gettext_lazy("amount (EUR)"), ordering="amount_cents")
+    def amount(self, hit: Hit) -> str:
+        return cents_to_eur(hit.amount_cents)
+
+    @admin.display(description=gettext_lazy("age"), ordering="at")
+    def age(self, hit: Hit) -> str:
+        return timesince(hit.at, timezone.now())
+
+    @admin.display(description=gettext_lazy("venue"), ordering="machine__room__venue__code")
+    def venue(self, hit: Hit) -> str:
+        return hit.machine.room.venue.code if hit.machine_id else "-"
+
+    # --- permissions: nothing is edited or deleted here; the actions are the only writes ---------------
+    def has_verify_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(VERIFY_HIT)
+
+    def has_pay_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(PAY_HIT)
+
+    def has_void_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(VOID_HIT)
+
+    def get_fields(self, request: HttpRequest, obj: Hit | None = None) -> list[str]:
+        # The level as it stood before the hit holds the mystery trigger (rule 9): auditors only.
+        extra = ["before"] if request.user.has_perm(SEE_MYSTERY_TRIGGER) else []
+        return [*self.fields, *extra]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Hit | None = None) -> list[str]:
+        return self.get_fields(request, obj)
+
+    # --- actions: each hit through the engine, one by one, each step in the admin log -------------------
+    def _each(self, request: HttpRequest, queryset: QuerySet[Hit], step: str, apply, done: str) -> None:
+        for hit in queryset.order_by("at", "id"):
+            try:
+                after = apply(hit)
+            except EngineError as error:
+                self.message_user(request, f"{hit}: {error.message} ({error.code})", messages.ERROR)
+                continue
+            if step == "verify" and after.state == Hit.State.HIT:
+                audit(request, after, _("First verification (two-person rule)"))
+                self.message_user(
+                    request,
+                    _("%(hit)s: first verification recorded; a second person must verify (%(amount)s EUR).")
+                    % {"hit": after, "amount": cents_to_eur(after.amount_cents)},
+                    messages.WARNING,
+                )
+                continue
+            audit(request, after, done)
+            self.message_user(request, f"{after}: {done}", messages.SUCCESS)
+
+    @admin.action(description=gettext_lazy("Verify the selected hits"), permissions=["verify"])
+    def verify_selected(self, request: HttpRequest, queryset: QuerySet[Hit]) -> None:
+        self._each(request, queryset, "verify", lambda hit: hit_verify(hit, request.user), _("Verified"))
+
+    @admin.action(description=gettext_lazy("Pay the selected hits"), permissions=["pay"])
+    def pay_selected(self, request: HttpRequest, queryset: QuerySet[Hit]) -> None:
+        self._each(request, queryset, "pay", lambda hit: hit_pay(hit, request.user), _("Paid"))
+
+    @admin.action(description=gettext_lazy("Void the selected hits…"), permissions=["void"])
+    def void_selected(self, request: HttpRequest, queryset: QuerySet[Hit]) -> HttpResponse | None:
+        form = VoidForm(request.POST if "confirm" in request.POST else None)
+        if form.is_valid():
+            reason = form.cleaned_data["reason"]
+            self._each(
+                request,
+                queryset,
+                "void",
+                lambda hit: hit_void(hit, request.user, reason),
+                _("Voided: %(reason)s") % {"reason": reason},
+            )
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Void hits"),
+            "opts": self.model._meta,
+            "hits": queryset,
+            "form": form,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            "selected": [str(pk) for pk in queryset.values_list("pk", flat=True)],
+        }
+        return TemplateResponse(request, "admin/jackpots/hit/void.html", context)

@@ -1,0 +1,245 @@
+"""Progressives and their levels: meters (rule 2), the last 25 wins, parameter changes staged through the
+engine with a reason and their full history (rule 4). Mystery triggers show to auditors only (rule 9)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from urllib.parse import urlencode
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from floor.access import VIEW_REPORTS
+from floor.reports.days import business_date_of
+from jackpots.admin.common import CHANGE_LEVEL_PARAMETERS, SEE_MYSTERY_TRIGGER, ReadOnlyAdmin, audit, eur_mc
+from jackpots.models import Hit, Level, LevelChange, Progressive
+from jackpots.services import EngineError, level_parameters_change
+
+MC_PER_EUR = 100_000
+LAST_WINS = 25  # NY 5320.8(b): at least the last 25 wins per level
+
+
+class LevelMeters:
+    """The level's money meters as euro columns (rule 2), shared by the level page and the inline."""
+
+    @admin.display(description=gettext_lazy("amount (EUR)"), ordering="current_mc")
+    def amount(self, level: Level) -> str:
+        return eur_mc(level.current_mc)
+
+    @admin.display(description=gettext_lazy("reserve (EUR)"), ordering="reserve_mc")
+    def reserve(self, level: Level) -> str:
+        return eur_mc(level.reserve_mc)
+
+    @admin.display(description=gettext_lazy("overflow (EUR)"), ordering="overflow_mc")
+    def overflow(self, level: Level) -> str:
+        return eur_mc(level.overflow_mc)
+
+
+class LevelInline(LevelMeters, ReadOnlyAdmin, admin.TabularInline):
+    model = Level
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = ["position", "name", "amount", "reserve", "overflow", "hits", "stopped"]
+    readonly_fields = fields
+
+
+@admin.register(Progressive)
+class ProgressiveAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    list_display = ["name", "kind", "currency", "created_at"]
+    list_filter = ["kind", "currency"]
+    search_fields = ["name"]
+    inlines = [LevelInline]
+    readonly_fields = ["name", "kind", "currency", "created_at"]
+    fields = readonly_fields
+
+
+def _history_url(level: Level) -> str:
+    """The level history report over the last 30 business days."""
+    today = business_date_of(timezone.now(), settings.TIME_ZONE)
+    query = urlencode({"level": level.pk, "first": today - timedelta(days=29), "last": today})
+    return f"{reverse('floor:report-level-history')}?{query}"
+
+
+class LevelParametersForm(forms.Form):
+    """The level's parameters in euros and rates; only the fields that differ become the change."""
+
+    reset_eur = forms.DecimalField(label=gettext_lazy("Reset value (EUR)"), min_value=0, decimal_places=5)
+    rate = forms.DecimalField(label=gettext_lazy("Rate"), min_value=0, max_value=1, decimal_places=8)
+    reserve_rate = forms.DecimalField(
+        label=gettext_lazy("Reserve rate"), min_value=0, max_value=1, decimal_places=8
+    )
+    limit_eur = forms.DecimalField(
+        label=gettext_lazy("Limit (EUR)"), min_value=0, decimal_places=5, required=False
+    )
+    min_wager_cents = forms.IntegerField(label=gettext_lazy("Minimum eligible wager (cents)"), min_value=0)
+    max_bet_only = forms.BooleanField(label=gettext_lazy("Max bet only"), required=False)
+    mystery = forms.BooleanField(label=gettext_lazy("Mystery must-hit-by"), required=False)
+    reason = forms.CharField(
+        label=gettext_lazy("Reason"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=gettext_lazy("Recorded with your name, the old and the new values (NJ 13:69E-1.39C)."),
+    )
+
+    @staticmethod
+    def initial_for(level: Level) -> dict:
+        return {
+            "reset_eur": Decimal(level.reset_mc) / MC_PER_EUR,
+            "rate": level.rate,
+            "reserve_rate": level.reserve_rate,
+            "limit_eur": None if level.limit_mc is None else Decimal(level.limit_mc) / MC_PER_EUR,
+            "min_wager_cents": level.min_wager_cents,
+            "max_bet_only": level.max_bet_only,
+            "mystery": level.mystery,
+        }
+
+    def changes_for(self, level: Level) -> dict:
+        data = self.cleaned_data
+        wanted = {
+            "reset_mc": int(data["reset_eur"] * MC_PER_EUR),
+            "rate": data["rate"],
+            "reserve_rate": data["reserve_rate"],
+            "limit_mc": None if data["limit_eur"] is None else int(data["limit_eur"] * MC_PER_EUR),
+            "min_wager_cents": data["min_wager_cents"],
+            "max_bet_only": data["max_bet_only"],
+            "mystery": data["mystery"],
+        }
+        return {name: value for name, value in wanted.items() if value != getattr(level, name)}
+
+
+# The meters a level keeps (NJ 13:69E-1.39A(b)), in the list and on the page.
+METER_COLUMNS = ["amount", "reserve", "overflow", "wagered", "hits", "total_won", "cycle"]
+
+
+@admin.register(Level)
+# Parameters change only through the engine (staged until the next reset), never by a plain save.
+class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
+    list_display = ["__str__", "position", *METER_COLUMNS, "stopped", "staged"]
+    list_filter = ["progressive__kind", "progressive__currency", "stopped", "mystery"]
+    list_select_related = ["progressive"]
+    search_fields = ["name", "progressive__name"]
+    change_form_template = "admin/jackpots/level/change_form.html"
+    base_fields = [
+        "progressive",
+        "name",
+        "position",
+        *METER_COLUMNS,
+        "seq",
+        "stopped",
+        "reset",
+        "rate",
+        "reserve_rate",
+        "limit",
+        "min_wager_cents",
+        "max_bet_only",
+        "mystery",
+    ]
+
+    @admin.display(description=gettext_lazy("wagered (EUR)"), ordering="wagered_cents")
+    def wagered(self, level: Level) -> str:
+        return eur_mc(level.wagered_cents * 1000)
+
+    @admin.display(description=gettext_lazy("total won (EUR)"), ordering="total_won_cents")
+    def total_won(self, level: Level) -> str:
+        return eur_mc(level.total_won_cents * 1000)
+
+    @admin.display(description=gettext_lazy("reset (EUR)"))
+    def reset(self, level: Level) -> str:
+        return eur_mc(level.reset_mc)
+
+    @admin.display(description=gettext_lazy("limit (EUR)"))
+    def limit(self, level: Level) -> str:
+        return eur_mc(level.limit_mc)
+
+    @admin.display(description=gettext_lazy("mystery trigger (EUR)"))
+    def trigger(self, level: Level) -> str:
+        return eur_mc(level.trigger_mc)
+
+    @admin.display(description=gettext_lazy("staged changes"))
+    def staged(self, level: Level) -> int:
+        return level.changes.filter(state=LevelChange.State.STAGED).count()
+
+    def get_fields(self, request: HttpRequest, obj: Level | None = None) -> list[str]:
+        extra = ["trigger"] if request.user.has_perm(SEE_MYSTERY_TRIGGER) else []
+        return [*self.base_fields, *extra]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Level | None = None) -> list[str]:
+        return self.get_fields(request, obj)
+
+    def get_list_display(self, request: HttpRequest) -> list[str]:
+        extra = ["trigger"] if request.user.has_perm(SEE_MYSTERY_TRIGGER) else []
+        return [*self.list_display, *extra]
+
+    def get_urls(self) -> list:
+        return [
+            path(
+                "<int:level_id>/parameters/",
+                self.admin_site.admin_view(self.parameters_view),
+                name="jackpots_level_parameters",
+            ),
+            *super().get_urls(),
+        ]
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url: str = "", extra_context=None):
+        level = self.get_object(request, object_id)
+        extra = dict(extra_context or {})
+        if level is not None:
+            extra.update(
+                wins=Hit.objects.filter(level=level).select_related("machine")[:LAST_WINS],
+                changes=LevelChange.objects.filter(level=level).select_related("user").order_by("-id"),
+                can_change_parameters=request.user.has_perm(CHANGE_LEVEL_PARAMETERS),
+                history_url=_history_url(level) if request.user.has_perm(VIEW_REPORTS) else None,
+            )
+        return super().change_view(request, object_id, form_url, extra)
+
+    def parameters_view(self, request: HttpRequest, level_id: int) -> HttpResponse:
+        if not request.user.has_perm(CHANGE_LEVEL_PARAMETERS):
+            raise PermissionDenied
+        level = get_object_or_404(Level.objects.select_related("progressive"), pk=level_id)
+        form = LevelParametersForm(request.POST or None, initial=LevelParametersForm.initial_for(level))
+        if request.method == "POST" and form.is_valid():
+            changes = form.changes_for(level)
+            if not changes:
+                form.add_error(None, _("Nothing differs from the current parameters."))
+            else:
+                try:
+                    change = level_parameters_change(
+                        level, request.user, changes, form.cleaned_data["reason"]
+                    )
+                except EngineError as error:
+                    form.add_error(None, f"{error.message} ({error.code})")
+                else:
+                    audit(
+                        request,
+                        level,
+                        _("Parameters %(state)s: %(new)s")
+                        % {
+                            "state": change.get_state_display(),
+                            "new": change.new,
+                        },
+                    )
+                    self.message_user(
+                        request,
+                        _("The change is %(state)s.") % {"state": change.get_state_display().lower()},
+                        messages.SUCCESS,
+                    )
+                    return HttpResponseRedirect(reverse("admin:jackpots_level_change", args=[level.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Change the parameters of %(level)s") % {"level": level},
+            "opts": self.model._meta,
+            "original": level,
+            "form": form,
+        }
+        status = 400 if request.method == "POST" else 200
+        return TemplateResponse(request, "admin/jackpots/level/parameters.html", context, status=status)

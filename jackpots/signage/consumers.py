@@ -1,0 +1,142 @@
+"""The sign's websocket, ``/ws/signage/<screen>/?token=...`` (API.md "Signage").
+
+Thin: the reads are selectors, the link checks a shared per-process watcher. What the consumer owns is
+the pacing: it keeps the newest value of every level it shows and writes at most
+SIGNAGE_MAX_UPDATES_PER_SECOND update frames a second, the first at once, the next when the interval has
+passed, always with the latest value and its seq. Every frame carries ``n``, its number on this
+connection, so a client can count what it missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from urllib.parse import parse_qs, urlparse
+
+import orjson
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.security.websocket import OriginValidator
+from django.conf import settings
+from django.utils import timezone
+
+from jackpots.signage.hub import hub_join, hub_leave
+from jackpots.signage.links import link_watcher
+from jackpots.signage.selectors import screen_authenticate, screen_progressive_ids
+from jackpots.signage.snapshots import snapshot_share
+
+CLOSE_UNAUTHORIZED = 4401
+
+
+def allowed_origins() -> list[str]:
+    if settings.WEBSOCKET_ALLOWED_ORIGINS:
+        return list(settings.WEBSOCKET_ALLOWED_ORIGINS)
+    hosts = list(settings.ALLOWED_HOSTS)
+    if settings.DEBUG and not hosts:
+        hosts = ["localhost", "127.0.0.1", "[::1]"]
+    return hosts
+
+
+def origin_allowed(scope: dict) -> bool:
+    """The browser's Origin must be one of ours (cross-site websocket hijacking); a client that sends
+    none is refused unless "*" is allowed."""
+    origin = None
+    for name, value in scope.get("headers", []):
+        if name == b"origin":
+            try:
+                origin = urlparse(value.decode("latin1"))
+            except UnicodeDecodeError:
+                return False
+    return OriginValidator(None, allowed_origins()).valid_origin(origin)
+
+
+class SignageConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.hub_key: tuple[int, ...] | None = None
+        self.frames = 0
+        self.pending: dict[int, dict] = {}
+        self.shown_seq: dict[int, int] = {}
+        self.links: dict[int, str] = {}
+        self.last_update_at = float("-inf")
+        self.flush_handle: asyncio.TimerHandle | None = None
+        self.heartbeat_task: asyncio.Task | None = None
+        if not origin_allowed(self.scope):
+            await self.close()  # before accept: the handshake is refused with 403
+            return
+        slug = self.scope["url_route"]["kwargs"]["screen"]
+        token = parse_qs(self.scope.get("query_string", b"").decode("latin1")).get("token", [""])[0]
+        screen = await database_sync_to_async(screen_authenticate)(slug, token)
+        # Accept, then close with 4401: a browser only sees the code of a connection that was opened.
+        await self.accept()
+        if screen is None:
+            await self.close(code=CLOSE_UNAUTHORIZED)
+            return
+        progressive_ids = await database_sync_to_async(screen_progressive_ids)(screen)
+        # Join (through this process's hub for these progressives) before reading the snapshot: a change
+        # committed in between arrives as an update with a higher seq; anything older is dropped.
+        self.hub_key = tuple(progressive_ids)
+        await hub_join(self, self.hub_key)
+        jackpots = await snapshot_share().get(self.hub_key)
+        for jackpot in jackpots:
+            self.links[jackpot["id"]] = jackpot["link"]
+            for level in jackpot["levels"]:
+                self.shown_seq[level["id"]] = level["seq"]
+        await self.send_frame({"type": "snapshot", "jackpots": jackpots})
+        link_watcher().watch(self, progressive_ids)
+        self.heartbeat_task = asyncio.get_running_loop().create_task(self.heartbeat())
+
+    async def disconnect(self, code: int) -> None:
+        link_watcher().unwatch(self)
+        if self.flush_handle is not None:
+            self.flush_handle.cancel()
+        if self.heartbeat_task is not None:
+            self.heartbeat_task.cancel()
+        if self.hub_key is not None:
+            await hub_leave(self, self.hub_key)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Signs only listen."""
+
+    async def send_frame(self, frame: dict) -> None:
+        self.frames += 1
+        frame["n"] = self.frames
+        await self.send(text_data=orjson.dumps(frame).decode())
+
+    # --- from the hub: plain calls, so a slow screen never holds the others back ----------------------
+
+    def levels_received(self, levels: list[dict]) -> None:
+        for level in levels:
+            newest = self.pending.get(level["id"], {}).get("seq", self.shown_seq.get(level["id"], -1))
+            if level["seq"] > newest:
+                self.pending[level["id"]] = level
+        if not self.pending or self.flush_handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        pacing = self.last_update_at + 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND) - loop.time()
+        self.flush_handle = loop.call_later(max(0.0, pacing), self._flush_now)
+
+    def hit_received(self, frame: dict) -> None:
+        asyncio.get_running_loop().create_task(self.send_frame(dict(frame)))
+
+    # --- pacing, heartbeat, link --------------------------------------------------------------------
+
+    def _flush_now(self) -> None:
+        self.flush_handle = None
+        if not self.pending:
+            return
+        levels = sorted(self.pending.values(), key=lambda level: level["id"])
+        self.pending = {}
+        for level in levels:
+            self.shown_seq[level["id"]] = level["seq"]
+        self.last_update_at = asyncio.get_running_loop().time()
+        asyncio.get_running_loop().create_task(self.send_frame({"type": "update", "levels": levels}))
+
+    async def heartbeat(self) -> None:
+        interval = float(settings.SIGNAGE_HEARTBEAT_SECONDS)
+        while True:
+            await asyncio.sleep(interval)
+            await self.send_frame({"type": "heartbeat", "at": timezone.now().isoformat()})
+
+    async def link_changed(self, progressive_id: int, state: str) -> None:
+        if self.links.get(progressive_id) != state:
+            self.links[progressive_id] = state
+            await self.send_frame({"type": "link", "jackpot": progressive_id, "state": state})

@@ -1,0 +1,141 @@
+"""One hub per screen content (set of progressives) per server process.
+
+Why: with a group membership per sign, every engine batch costs each of 1,000 signs one channel-layer
+message per progressive (decode, dispatch), which the benchmark showed to be the server's main cost.
+The hub joins the progressives' groups once for all the signs of this process that show them, gathers
+the messages of one engine batch (one per progressive) into one, and hands it to its signs with a plain
+call. Each sign then only paces and writes its frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Protocol
+
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+from jackpots.publish import progressive_group
+
+logger = logging.getLogger(__name__)
+
+Key = tuple[int, ...]
+
+
+class Sign(Protocol):
+    def levels_received(self, levels: list[dict]) -> None: ...
+
+    def hit_received(self, frame: dict) -> None: ...
+
+
+class ScreenHub:
+    def __init__(self, key: Key) -> None:
+        self.key = key
+        self.signs: set[Sign] = set()
+        self.layer = get_channel_layer()
+        self.channel: str | None = None
+        self.task: asyncio.Task | None = None
+        self.started = asyncio.get_running_loop().create_future()
+        self.pending: dict[int, dict] = {}
+        self.batches: dict[str | None, set[int]] = {}
+        self.gather_handle: asyncio.TimerHandle | None = None
+
+    async def start(self) -> None:
+        try:
+            self.channel = await self.layer.new_channel()
+            for pid in self.key:
+                await self.layer.group_add(progressive_group(pid), self.channel)
+            self.task = asyncio.get_running_loop().create_task(self._run())
+            self.started.set_result(None)
+        except BaseException as exc:
+            self.started.set_exception(exc)
+            raise
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+        if self.gather_handle is not None:
+            self.gather_handle.cancel()
+        if self.channel is not None:
+            for pid in self.key:
+                await self.layer.group_discard(progressive_group(pid), self.channel)
+
+    async def _run(self) -> None:
+        while True:
+            message = await self.layer.receive(self.channel)
+            try:
+                if message["type"] == "levels.changed":
+                    self._levels(message)
+                elif message["type"] == "hit.announced":
+                    for sign in list(self.signs):
+                        sign.hit_received(message["frame"])
+            except Exception:
+                logger.exception("Signage hub could not handle %s", message.get("type"))
+
+    def _levels(self, message: dict) -> None:
+        for level in message["levels"]:
+            known = self.pending.get(level["id"])
+            if known is None or level["seq"] > known["seq"]:
+                self.pending[level["id"]] = level
+        # The batch is complete here when the messages of all our progressives in it have come.
+        batch = message.get("batch")
+        waiting = self.batches.setdefault(batch, set(message.get("batch_progressives", ())) & set(self.key))
+        waiting.discard(message["progressive"])
+        if not waiting:
+            del self.batches[batch]
+        if not self.batches:
+            self._deliver()
+        elif self.gather_handle is None:
+            # A lost message must not hold the others back for long.
+            delay = settings.SIGNAGE_GATHER_MILLISECONDS / 1000
+            self.gather_handle = asyncio.get_running_loop().call_later(delay, self._deliver)
+
+    def _deliver(self) -> None:
+        if self.gather_handle is not None:
+            self.gather_handle.cancel()
+            self.gather_handle = None
+        self.batches.clear()
+        levels = sorted(self.pending.values(), key=lambda level: level["id"])
+        self.pending = {}
+        if levels:
+            for sign in list(self.signs):
+                sign.levels_received(levels)
+
+
+_hubs: dict[asyncio.AbstractEventLoop, dict[Key, ScreenHub]] = {}
+
+
+def _loop_hubs() -> dict[Key, ScreenHub]:
+    loop = asyncio.get_running_loop()
+    for other in [known for known in _hubs if known.is_closed()]:
+        del _hubs[other]
+    return _hubs.setdefault(loop, {})
+
+
+async def hub_join(sign: Sign, key: Key) -> None:
+    """Returns once the hub's groups are joined: anything published from then on reaches ``sign``."""
+    hubs = _loop_hubs()
+    hub = hubs.get(key)
+    if hub is None:
+        hub = hubs[key] = ScreenHub(key)
+        hub.signs.add(sign)
+        try:
+            await hub.start()
+        except BaseException:
+            del hubs[key]
+            raise
+    else:
+        hub.signs.add(sign)
+        await asyncio.shield(hub.started)
+
+
+async def hub_leave(sign: Sign, key: Key) -> None:
+    hubs = _loop_hubs()
+    hub = hubs.get(key)
+    if hub is None:
+        return
+    hub.signs.discard(sign)
+    if not hub.signs:
+        del hubs[key]
+        await hub.stop()

@@ -1,0 +1,58 @@
+"""Snapshot reads shared by the signs of one screen that connect together (after a server restart all of
+them do): one database read serves every sign that joined its groups before the read began, so no
+update can fall between a sign's snapshot and its first update. A sign that joins while a read is
+running waits for the next one, which every later sign shares too: at most one read per screen runs
+at a time and one waits."""
+
+from __future__ import annotations
+
+import asyncio
+
+from channels.db import database_sync_to_async
+
+from jackpots.apis import ProgressivePublicSerializer
+from jackpots.signage.selectors import signage_snapshot
+
+Key = tuple[int, ...]
+
+
+def _snapshot_read(key: Key) -> list[dict]:
+    return ProgressivePublicSerializer(signage_snapshot(list(key)), many=True).data
+
+
+class SnapshotShare:
+    def __init__(self) -> None:
+        self.running: dict[Key, asyncio.Task] = {}
+        self.waiting: dict[Key, asyncio.Task] = {}
+
+    async def get(self, key: Key) -> list[dict]:
+        """The snapshot of the progressives ``key``, read after the call began. Call it after joining."""
+        task = self.waiting.get(key)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._read(key, self.running.get(key)))
+            if key in self.running:
+                self.waiting[key] = task
+            else:
+                self.running[key] = task
+        return await asyncio.shield(task)
+
+    async def _read(self, key: Key, before: asyncio.Task | None) -> list[dict]:
+        if before is not None:
+            await asyncio.wait([before])
+            me = self.waiting.pop(key)
+            self.running[key] = me
+        try:
+            return await database_sync_to_async(_snapshot_read)(key)
+        finally:
+            if self.running.get(key) is asyncio.current_task():
+                del self.running[key]
+
+
+_shares: dict[asyncio.AbstractEventLoop, SnapshotShare] = {}
+
+
+def snapshot_share() -> SnapshotShare:
+    loop = asyncio.get_running_loop()
+    for other in [known for known in _shares if known.is_closed()]:
+        del _shares[other]
+    return _shares.setdefault(loop, SnapshotShare())

@@ -1,0 +1,33 @@
+"""The sign's page: static HTML, CSS and JS (no build step); the data comes over the websocket."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from jackpots.signage.selectors import screen_authenticate
+
+
+@require_GET
+def signage_screen(request: HttpRequest, screen: str) -> HttpResponse:
+    found = screen_authenticate(screen, request.GET.get("token", ""))
+    if found is None:
+        return render(request, "signage/refused.html", status=401)
+    title = found.name or (str(found.room) if found.room_id else found.venue.name)
+    config = {
+        "socket_path": f"/ws/signage/{found.slug}/",
+        "token": request.GET["token"],
+        "heartbeat_seconds": float(settings.SIGNAGE_HEARTBEAT_SECONDS),
+        "max_updates_per_second": float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND),
+    }
+    response = render(
+        request,
+        "signage/screen.html",
+        {"screen": found, "title": title, "venue": found.venue, "config": config},
+    )
+    # The token is in the URL: keep it out of other sites' Referer headers and out of shared caches.
+    response["Referrer-Policy"] = "no-referrer"
+    response["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,349 @@
+"""The sign's websocket through the real ASGI application and channel layer (API.md "Signage")."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.utils import timezone
+
+from config.asgi import application
+from floor.credentials import screen_token_revoke
+from jackpots import publish
+from jackpots.models import Hit, Level
+from slots.models import MachineEvent, SlotMachine
+from tests.jackpots.signage.conftest import ORIGIN, SignSetup
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("close_db_in_worker_thread"),
+]
+
+
+@pytest.fixture(autouse=True)
+def quiet_signs(settings):
+    settings.SIGNAGE_HEARTBEAT_SECONDS = Decimal("5")
+    settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("5")
+    settings.SIGNAGE_MAX_UPDATES_PER_SECOND = Decimal("4")
+
+
+async def open_sign(setup: SignSetup, *, path: str | None = None, headers=None) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(
+        application, path or setup.path, headers=[ORIGIN] if headers is None else headers
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout: float = 3) -> list[dict]:
+    """Frames up to and including the first of type ``kind``."""
+    frames = []
+    deadline = time.monotonic() + timeout
+    while True:
+        frame = await communicator.receive_json_from(timeout=max(0.01, deadline - time.monotonic()))
+        frames.append(frame)
+        if frame["type"] == kind:
+            return frames
+
+
+def link_frame(n: int, jackpot: int, state: str) -> dict:
+    return {"type": "link", "n": n, "jackpot": jackpot, "state": state}
+
+
+def level_set(level: Level, current_mc: int, seq: int) -> None:
+    Level.objects.filter(pk=level.pk).update(current_mc=current_mc, seq=seq)
+
+
+async def test_snapshot_on_connect_has_the_jackpots_shape(sign_setup: SignSetup) -> None:
+    sign = await open_sign(sign_setup)
+    snapshot = await sign.receive_json_from(timeout=3)
+    assert snapshot == {
+        "type": "snapshot",
+        "n": 1,
+        "jackpots": [
+            {
+                "id": sign_setup.progressive.id,
+                "name": "Diamond Vault",
+                "kind": "linked",
+                "currency": "EUR",
+                "venues": ["NOG"],
+                "link": "up",
+                "levels": [
+                    {
+                        "id": sign_setup.grand.id,
+                        "name": "Grand",
+                        "amount_eur": "1523.47",  # 152,347,999 mc rounds DOWN
+                        "reset_eur": "1000.00",
+                        "seq": 7,
+                        "last_hit": None,
+                    },
+                    {
+                        "id": sign_setup.minor.id,
+                        "name": "Minor",
+                        "amount_eur": "105.00",
+                        "reset_eur": "100.00",
+                        "seq": 3,
+                        "last_hit": None,
+                    },
+                ],
+            }
+        ],
+    }
+    await sign.disconnect()
+
+
+@pytest.mark.parametrize("case", ["wrong", "revoked", "unknown screen", "missing"])
+async def test_bad_token_is_closed_with_4401(sign_setup: SignSetup, case: str) -> None:
+    path = {
+        "wrong": f"/ws/signage/nog-1/?token={sign_setup.token}x",
+        "revoked": sign_setup.path,
+        "unknown screen": f"/ws/signage/ven-9/?token={sign_setup.token}",
+        "missing": "/ws/signage/nog-1/",
+    }[case]
+    if case == "revoked":
+        await database_sync_to_async(screen_token_revoke)(sign_setup.screen)
+    sign = await open_sign(sign_setup, path=path)
+    assert await sign.receive_output(timeout=3) == {"type": "websocket.close", "code": 4401}
+    await sign.wait()
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [[(b"origin", b"http://evil.example")], [(b"origin", b"null")], []],
+    ids=["other", "null", "none"],
+)
+async def test_disallowed_origin_is_refused_at_handshake(sign_setup: SignSetup, headers) -> None:
+    communicator = WebsocketCommunicator(application, sign_setup.path, headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected is False
+
+
+async def test_configured_origins_replace_allowed_hosts(sign_setup: SignSetup, settings) -> None:
+    settings.WEBSOCKET_ALLOWED_ORIGINS = ["https://signs.casinovenezia.it"]
+    refused = WebsocketCommunicator(application, sign_setup.path, headers=[ORIGIN])
+    assert (await refused.connect())[0] is False
+    sign = await open_sign(sign_setup, headers=[(b"origin", b"https://signs.casinovenezia.it")])
+    assert (await sign.receive_json_from(timeout=3))["type"] == "snapshot"
+    await sign.disconnect()
+
+
+async def test_burst_of_100_changes_is_coalesced_and_ends_on_the_final_value(sign_setup: SignSetup) -> None:
+    sign = await open_sign(sign_setup)
+    await sign.receive_json_from(timeout=3)
+    grand = sign_setup.grand
+
+    def burst() -> float:
+        started = time.monotonic()
+        for step in range(1, 101):
+            level_set(grand, 152_347_999 + step * 10_001, 7 + step)
+            publish.levels_changed([grand.id])
+        return time.monotonic() - started
+
+    elapsed = await database_sync_to_async(burst)()
+    frames = await receive_until_seq(sign, grand.id, 107)
+    assert await sign.receive_nothing(timeout=0.6)
+    updates = [frame for frame in frames if frame["type"] == "update"]
+    # One frame at once, then at most one per 250 ms while the burst lasts.
+    assert 1 <= len(updates) <= 2 + int(elapsed * 4)
+    assert updates[-1]["levels"] == [{"id": grand.id, "amount_eur": "1533.48", "seq": 107}]
+    seqs = [frame["levels"][0]["seq"] for frame in updates]
+    assert seqs == sorted(set(seqs))
+    await sign.disconnect()
+
+
+async def receive_until_seq(sign: WebsocketCommunicator, level_id: int, seq: int) -> list[dict]:
+    frames = []
+    deadline = time.monotonic() + 5
+    while True:
+        frame = await sign.receive_json_from(timeout=max(0.01, deadline - time.monotonic()))
+        frames.append(frame)
+        if frame["type"] == "update" and any(
+            level["id"] == level_id and level["seq"] == seq for level in frame["levels"]
+        ):
+            return frames
+
+
+async def test_updates_are_paced_to_the_rate_and_older_seqs_dropped(sign_setup: SignSetup, settings) -> None:
+    settings.SIGNAGE_MAX_UPDATES_PER_SECOND = Decimal("2")
+    sign = await open_sign(sign_setup)
+    await sign.receive_json_from(timeout=3)
+    grand, minor = sign_setup.grand, sign_setup.minor
+    group = publish.progressive_group(sign_setup.progressive.id)
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+
+    def message(*levels: tuple[int, str, int]) -> dict:
+        return {
+            "type": "levels.changed",
+            "progressive": sign_setup.progressive.id,
+            "levels": [{"id": i, "amount_eur": a, "seq": s} for i, a, s in levels],
+        }
+
+    await layer.group_send(group, message((grand.id, "1600.00", 8)))
+    first = await sign.receive_json_from(timeout=3)
+    sent_first = time.monotonic()
+    await layer.group_send(group, message((grand.id, "1600.50", 9), (minor.id, "105.01", 4)))
+    await layer.group_send(group, message((grand.id, "1599.00", 6)))  # older than shown: ignored
+    await layer.group_send(group, message((minor.id, "105.02", 5)))
+    second = await sign.receive_json_from(timeout=3)
+    assert time.monotonic() - sent_first >= 0.45
+    assert first == {
+        "type": "update",
+        "n": 2,
+        "levels": [{"id": grand.id, "amount_eur": "1600.00", "seq": 8}],
+    }
+    assert second == {
+        "type": "update",
+        "n": 3,
+        "levels": [
+            {"id": grand.id, "amount_eur": "1600.50", "seq": 9},
+            {"id": minor.id, "amount_eur": "105.02", "seq": 5},
+        ],
+    }
+    await layer.group_send(group, message((grand.id, "1600.40", 9)))  # same seq as shown: ignored
+    assert await sign.receive_nothing(timeout=0.7)
+    await sign.disconnect()
+
+
+async def test_heartbeat_comes_on_its_interval_without_changes(sign_setup: SignSetup, settings) -> None:
+    settings.SIGNAGE_HEARTBEAT_SECONDS = Decimal("0.1")
+    sign = await open_sign(sign_setup)
+    await sign.receive_json_from(timeout=3)
+    started = time.monotonic()
+    first = await sign.receive_json_from(timeout=2)
+    second = await sign.receive_json_from(timeout=2)
+    elapsed = time.monotonic() - started
+    assert [first["type"], first["n"], second["type"], second["n"]] == ["heartbeat", 2, "heartbeat", 3]
+    assert 0.15 <= elapsed < 1.5
+    at = datetime.fromisoformat(second["at"])
+    assert abs(timezone.now() - at) < timedelta(seconds=5)
+    await sign.disconnect()
+
+
+async def test_hit_is_announced_with_machine_and_amount(sign_setup: SignSetup) -> None:
+    sign = await open_sign(sign_setup)
+    await sign.receive_json_from(timeout=3)
+
+    def record_hit() -> int:
+        hit = Hit.objects.create(
+            level=sign_setup.grand,
+            machine=SlotMachine.objects.get(asset_number="NOG-0104"),
+            at=timezone.now(),
+            amount_cents=198_820,
+            level_seq=8,
+            cycle=1,
+        )
+        publish.hit_announced(hit.id)
+        return hit.id
+
+    await database_sync_to_async(record_hit)()
+    assert await sign.receive_json_from(timeout=3) == {
+        "type": "hit",
+        "n": 2,
+        "level": sign_setup.grand.id,
+        "amount_eur": "1988.20",
+        "machine": "NOG-0104",
+        "reset_eur": "1000.00",
+        "seq": 8,
+    }
+    await sign.disconnect()
+
+
+async def test_link_goes_down_with_no_machine_online_and_comes_back(sign_setup: SignSetup, settings) -> None:
+    settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("0.05")
+    sign = await open_sign(sign_setup)
+    await sign.receive_json_from(timeout=3)
+    pid = sign_setup.progressive.id
+    machines = SlotMachine.objects.filter(asset_number="NOG-0104")
+    await database_sync_to_async(machines.update)(status=SlotMachine.Status.OFFLINE)
+    assert await sign.receive_json_from(timeout=3) == {
+        "type": "link",
+        "n": 2,
+        "jackpot": pid,
+        "state": "down",
+    }
+    await database_sync_to_async(machines.update)(status=SlotMachine.Status.IN_SERVICE)
+    assert await sign.receive_json_from(timeout=3) == link_frame(3, pid, "up")
+    assert await sign.receive_nothing(timeout=0.3)
+    await sign.disconnect()
+
+
+async def test_link_goes_down_when_pending_events_wait_too_long(sign_setup: SignSetup, settings) -> None:
+    settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("0.05")
+    settings.LINK_STALE_AFTER_SECONDS = 10
+
+    def pending_event(age_seconds: int) -> MachineEvent:
+        now = timezone.now()
+        return MachineEvent.objects.create(
+            machine=SlotMachine.objects.get(asset_number="NOG-0104"),
+            seq=1,
+            type=MachineEvent.Type.GAME,
+            at=now - timedelta(seconds=age_seconds),
+            received_at=now - timedelta(seconds=age_seconds),
+            digest="0" * 40,
+            payload={"wager": 450, "win": 0},
+            wager_cents=450,
+            win_cents=0,
+            pending=True,
+        )
+
+    event = await database_sync_to_async(pending_event)(9)
+    sign = await open_sign(sign_setup)
+    snapshot = await sign.receive_json_from(timeout=3)
+    assert snapshot["jackpots"][0]["link"] == "up"  # waiting 9 s is still within the 10 s allowed
+    await database_sync_to_async(MachineEvent.objects.filter(pk=event.pk).update)(
+        received_at=timezone.now() - timedelta(seconds=11)
+    )
+    pid = sign_setup.progressive.id
+    assert await sign.receive_json_from(timeout=3) == {
+        "type": "link",
+        "n": 2,
+        "jackpot": pid,
+        "state": "down",
+    }
+    await database_sync_to_async(MachineEvent.objects.filter(pk=event.pk).update)(
+        pending=False, applied_at=timezone.now()
+    )
+    assert await sign.receive_json_from(timeout=3) == link_frame(3, pid, "up")
+    await sign.disconnect()
+
+
+async def test_snapshot_link_is_down_when_no_machine_is_online(sign_setup: SignSetup) -> None:
+    await database_sync_to_async(SlotMachine.objects.update)(status=SlotMachine.Status.OFFLINE)
+    sign = await open_sign(sign_setup)
+    snapshot = await sign.receive_json_from(timeout=3)
+    assert snapshot["jackpots"][0]["link"] == "down"
+    await sign.disconnect()
+
+
+async def test_signs_connecting_together_share_snapshot_reads(sign_setup: SignSetup, monkeypatch) -> None:
+    from jackpots.signage import snapshots
+
+    reads = []
+    real_read = snapshots._snapshot_read
+
+    def counting_read(key):
+        started = time.monotonic()
+        time.sleep(0.2)  # a read long enough for the other signs to arrive during it
+        result = real_read(key)
+        reads.append((key, started, time.monotonic()))
+        return result
+
+    monkeypatch.setattr(snapshots, "_snapshot_read", counting_read)
+    signs = await asyncio.gather(*(open_sign(sign_setup) for _ in range(8)))
+    snapshots_received = [await sign.receive_json_from(timeout=5) for sign in signs]
+    assert {frame["jackpots"][0]["levels"][0]["amount_eur"] for frame in snapshots_received} == {"1523.47"}
+    # One read running and at most one waiting: eight signs need far fewer than eight reads.
+    assert 1 <= len(reads) <= 3
+    assert {key for key, _, _ in reads} == {(sign_setup.progressive.id,)}
+    assert all(later[1] >= earlier[2] for earlier, later in itertools.pairwise(reads))
+    for sign in signs:
+        await sign.disconnect()
