@@ -14,7 +14,6 @@ from datetime import datetime
 from functools import reduce
 from operator import or_
 
-import orjson
 from django.db import connection
 from django.db.models import Q
 
@@ -80,12 +79,18 @@ def events_store(
     return inserted, existing
 
 
+# The model fields of _columns' lists, in order (received_at is the database's now()).
+_FIELDS = (
+    "machine_id", "seq", "type", "at", "digest", "payload", "wager_cents", "win_cents", "bank_id",
+    "denomination_cents", "is_max_bet", "level_id", "amount_cents", "pending",
+)  # fmt: skip
+
+
 def _columns(events: list[ParsedEvent]) -> list[list]:
-    """The batch as one list per column, in _UNNEST's order."""
+    """The batch as one list per column, in _UNNEST's order (_FIELDS)."""
     columns: list[list] = [[] for _ in range(14)]
     (machine_ids, seqs, types, ats, digests, payloads, wagers, wins, banks, denominations, max_bets,
      levels, amounts, pendings) = columns  # fmt: skip
-    dumps = orjson.dumps
     for event in events:
         machine = event.machine
         is_game = event.type == MachineEvent.Type.GAME
@@ -94,7 +99,7 @@ def _columns(events: list[ParsedEvent]) -> list[list]:
         types.append(event.type)
         ats.append(event.at)
         digests.append(event.digest)
-        payloads.append(dumps(event.payload).decode())
+        payloads.append(event.payload_json.decode())
         wagers.append(event.wager)
         wins.append(event.win)
         banks.append(machine.bank_id if is_game else None)
@@ -115,28 +120,11 @@ def _insert_postgresql(events: list[ParsedEvent], *, touch: bool) -> dict[tuple[
 
 
 def _insert_generic(events: list[ParsedEvent], *, received_at: datetime) -> dict[tuple[int, int], int]:
-    rows_values = zip(*_columns(events), strict=True)
-    rows = [
-        MachineEvent(
-            machine_id=machine_id,
-            seq=seq,
-            type=type_code,
-            at=at,
-            received_at=received_at,
-            digest=digest,
-            payload=event.payload,
-            wager_cents=wager,
-            win_cents=win,
-            bank_id=bank_id,
-            denomination_cents=denomination,
-            is_max_bet=is_max_bet,
-            level_id=level_id,
-            amount_cents=amount,
-            pending=pending,
-        )
-        for event, (machine_id, seq, type_code, at, digest, _, wager, win, bank_id, denomination,
-                    is_max_bet, level_id, amount, pending) in zip(events, rows_values, strict=True)
-    ]  # fmt: skip
+    rows = []
+    for event, values in zip(events, zip(*_columns(events), strict=True), strict=True):
+        fields = dict(zip(_FIELDS, values, strict=True))
+        fields["payload"] = event.payload  # the model field encodes it
+        rows.append(MachineEvent(received_at=received_at, **fields))
     MachineEvent.objects.bulk_create(rows)
     return {(row.machine_id, row.seq): row.pk for row in rows}
 

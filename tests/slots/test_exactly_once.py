@@ -1,0 +1,145 @@
+"""Every event is stored once, whatever the interleaving of retries, duplicates and concurrent posts."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, transaction
+from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from slots.models import MachineEvent
+from slots.services.ingest import event_batch_ingest
+from slots.services.parsing import Principal
+from tests.slots.conftest import game
+
+
+@pytest.mark.django_db
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.data(),
+    seqs=st.lists(st.integers(1, 40), min_size=1, max_size=25, unique=True),
+)
+def test_any_interleaving_of_duplicates_and_retries_stores_each_event_once(machine, data, seqs):
+    principal = Principal(machine_id=machine.pk)
+    events = {seq: game(machine, seq, win=seq * 10) for seq in seqs}
+    # Each event is sent one or more times, in any order, split into batches of any size.
+    sends = data.draw(st.lists(st.sampled_from(seqs), min_size=len(seqs), max_size=3 * len(seqs)))
+    sends = data.draw(st.permutations(sends + seqs))
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(sends)), max_size=6)))
+    batches = [sends[start:end] for start, end in zip([0, *cuts], [*cuts, len(sends)], strict=True)]
+    with transaction.atomic():
+        accepted = duplicates = 0
+        for batch in batches:
+            result = event_batch_ingest([events[seq] for seq in batch], principal=principal)
+            assert result.rejected == []
+            accepted += result.accepted
+            duplicates += result.duplicates
+        stored = list(
+            MachineEvent.objects.filter(machine=machine).order_by("seq").values_list("seq", "win_cents")
+        )
+        assert stored == [(seq, seq * 10) for seq in sorted(seqs)]
+        assert (accepted, duplicates) == (len(seqs), len(sends) - len(seqs))
+        transaction.set_rollback(True)
+
+
+def _post_at_once(bodies: list[bytes], key: str) -> list[dict]:
+    """Posts each body from its own thread and connection, all released at the same moment."""
+    import orjson
+
+    barrier = threading.Barrier(len(bodies))
+    results: list[dict] = []
+    errors: list[BaseException] = []
+
+    def post(body: bytes) -> None:
+        try:
+            client = Client()
+            barrier.wait()
+            response = client.post(
+                "/api/v1/events",
+                data=body,
+                content_type="application/json",
+                HTTP_AUTHORIZATION=f"Bearer {key}",
+            )
+            assert response.status_code == 200, response.content
+            results.append(orjson.loads(response.content))
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=post, args=(body,)) for body in bodies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    return results
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_same_500_events_from_8_threads_are_stored_once(machine, machine_key):
+    import orjson
+
+    body = orjson.dumps({"events": [game(machine, seq, win=seq) for seq in range(1, 501)]})
+    results = _post_at_once([body] * 8, machine_key)
+    assert sum(result["accepted"] for result in results) == 500
+    assert sum(result["duplicates"] for result in results) == 7 * 500
+    assert all(result["rejected"] == [] for result in results)
+    assert MachineEvent.objects.filter(machine=machine).count() == 500
+    assert sorted(MachineEvent.objects.values_list("win_cents", flat=True)) == list(range(1, 501))
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_overlapping_gateway_batches_from_8_threads_with_meters_and_status(machine, gateway_key):
+    """Several machines per batch take the general path (row locks in id order): no deadlock, each once."""
+    import orjson
+
+    from tests.factories import SlotMachineFactory
+
+    machines = [machine, *SlotMachineFactory.create_batch(3, room=machine.room)]
+
+    def batch(offset: int) -> bytes:
+        events = []
+        for each in machines[offset:] + machines[:offset]:
+            events += [game(each, seq) for seq in range(1, 41)]
+            meters = {**game(each, 41), "type": "meters", "meters": {"coin_in": 18000}}
+            status = {**game(each, 42), "type": "status", "status": "door_open"}
+            events += [meters, status]
+        return orjson.dumps({"events": events})
+
+    results = _post_at_once([batch(number % 4) for number in range(8)], gateway_key)
+    assert sum(result["accepted"] for result in results) == 4 * 42
+    assert sum(result["duplicates"] for result in results) == 7 * 4 * 42
+    assert MachineEvent.objects.count() == 4 * 42
+    from slots.models import MeterDelta
+
+    assert MeterDelta.objects.count() == 4
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_single_statement_path_stores_touches_and_dedupes(machine, machine_key, post_events):
+    """Outside a transaction one machine's games take the one-statement path: same outcomes."""
+    from slots.models import MachineAlert, SlotMachine
+
+    SlotMachine.objects.filter(pk=machine.pk).update(status=SlotMachine.Status.OFFLINE)
+    body = post_events([game(machine, 2), game(machine, 1), game(machine, 1)], key=machine_key)[1]
+    assert body == {"accepted": 2, "duplicates": 1, "rejected": []}
+    machine.refresh_from_db()
+    assert machine.status == "in_service"
+    assert machine.last_game_at == MachineEvent.objects.get(seq=2).at
+    assert machine.last_seen is not None
+    body = post_events([game(machine, 2), game(machine, 1, win=5), game(machine, 3)], key=machine_key)[1]
+    assert (body["accepted"], body["duplicates"]) == (1, 1)
+    assert [(item["index"], item["error"]) for item in body["rejected"]] == [(1, "seq_conflict")]
+    assert MachineAlert.objects.filter(kind="seq_conflict", seq=1).count() == 1
+    assert list(MachineEvent.objects.order_by("seq").values_list("seq", "win_cents", "pending")) == [
+        (1, 0, True),
+        (2, 0, True),
+        (3, 0, True),
+    ]
