@@ -22,7 +22,8 @@ _MACHINES_SQL = (
 
 def machines_by_asset(asset_numbers: Iterable[str]) -> dict[str, MachineInfo]:
     """The machines named in a batch, in one query."""
-    asset_numbers = list(set(asset_numbers))
+    # An asset number is at most 16 characters; NUL cannot even be sent to PostgreSQL.
+    asset_numbers = [asset for asset in set(asset_numbers) if len(asset) <= 16 and "\x00" not in asset]
     if not asset_numbers:
         return {}
     with connection.cursor() as cursor:

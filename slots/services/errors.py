@@ -19,7 +19,7 @@ REQUEST_ERRORS: dict[str, str] = {
 
 # Per-event errors: the event is listed in `rejected` and changes nothing; the others are kept.
 EVENT_ERRORS: dict[str, str] = {
-    "invalid_event": "The event is not a JSON object.",
+    "invalid_event": "The event is not a JSON object, or its text contains a NUL character.",
     "unknown_machine": "`machine` is not the asset number of a known machine.",
     "forbidden_machine": "The key may not post events for this machine.",
     "machine_not_in_service": "The machine is out of service; its events are not accepted.",

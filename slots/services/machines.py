@@ -7,7 +7,7 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
@@ -86,9 +86,18 @@ def _flags_after(row: dict, events: list[ParsedEvent]) -> dict:
 def machines_mark_offline(*, now: datetime | None = None) -> int:
     """Machines in service that have been silent for MACHINE_OFFLINE_AFTER_SECONDS go offline (out of
     the progressives until their next event); returns how many. A machine never heard from counts as
-    silent."""
+    silent.
+
+    Rows are locked in id order, like the events API locks them, and rows an events request holds are
+    skipped: that machine is talking right now, so it is not silent.
+    """
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.MACHINE_OFFLINE_AFTER_SECONDS)
-    return SlotMachine.objects.filter(
-        Q(last_seen__lt=cutoff) | Q(last_seen__isnull=True), status=SlotMachine.Status.IN_SERVICE
-    ).update(status=SlotMachine.Status.OFFLINE)
+    with transaction.atomic():
+        silent = list(
+            SlotMachine.objects.select_for_update(skip_locked=True)
+            .filter(Q(last_seen__lt=cutoff) | Q(last_seen__isnull=True), status=SlotMachine.Status.IN_SERVICE)
+            .order_by("id")
+            .values_list("id", flat=True)
+        )
+        return SlotMachine.objects.filter(id__in=silent).update(status=SlotMachine.Status.OFFLINE)

@@ -68,6 +68,7 @@ class ParsedEvent:
     type: int
     at: datetime
     payload: dict
+    payload_json: bytes = b"{}"
     digest: str = ""
     wager: int | None = None
     win: int | None = None
@@ -155,10 +156,32 @@ def event_parse(
     if at > latest_allowed:
         raise EventRejected("at_in_future")
     payload = {name: value for name, value in raw.items() if name not in _CORE_FIELDS}
-    event = ParsedEvent(index=index, machine=machine, seq=seq, type=type_code, at=at, payload=payload)
+    payload_json = orjson.dumps(payload)
+    # PostgreSQL text and jsonb cannot hold NUL; the cheap byte test spares the walk for normal events.
+    if b"\\u0000" in payload_json and _has_nul(payload):
+        raise EventRejected("invalid_event", "Text in an event may not contain NUL characters.")
+    event = ParsedEvent(
+        index=index,
+        machine=machine,
+        seq=seq,
+        type=type_code,
+        at=at,
+        payload=payload,
+        payload_json=payload_json,
+    )
     _PAYLOAD_PARSERS[type_code](event, raw)
     event.digest = _event_digest(event)
     return event
+
+
+def _has_nul(value: object) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(key) or _has_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 def _game_parse(event: ParsedEvent, raw: dict) -> None:

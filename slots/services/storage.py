@@ -14,7 +14,6 @@ from datetime import datetime
 from functools import reduce
 from operator import or_
 
-import orjson
 from django.db import connection
 from django.db.models import Q
 
@@ -92,7 +91,6 @@ def _columns(events: list[ParsedEvent]) -> list[list]:
     columns: list[list] = [[] for _ in range(14)]
     (machine_ids, seqs, types, ats, digests, payloads, wagers, wins, banks, denominations, max_bets,
      levels, amounts, pendings) = columns  # fmt: skip
-    dumps = orjson.dumps
     for event in events:
         machine = event.machine
         is_game = event.type == MachineEvent.Type.GAME
@@ -101,7 +99,7 @@ def _columns(events: list[ParsedEvent]) -> list[list]:
         types.append(event.type)
         ats.append(event.at)
         digests.append(event.digest)
-        payloads.append(dumps(event.payload).decode())
+        payloads.append(event.payload_json.decode())
         wagers.append(event.wager)
         wins.append(event.win)
         banks.append(machine.bank_id if is_game else None)

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import orjson
 import pytest
+from django.test import override_settings
 from django.utils import timezone
 
 from floor.credentials import credential_issue, credential_revoke
@@ -44,16 +45,28 @@ def test_unknown_key_is_401(machine, post_events, client):
     assert response["WWW-Authenticate"] == 'Bearer realm="events"'
 
 
-def test_revoked_key_stops_working_once_the_cache_lapses(machine, post_events, monkeypatch):
+def test_revoked_key_stops_working_at_once_in_the_revoking_process(machine, post_events):
     credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
     assert post_events([game(machine, 1)], key=key)[0] == 200
     credential_revoke(credential)
-    # Within KEY_CACHE_SECONDS the process may still know the key; after it, it is refused.
-    clock = [auth.time.monotonic() + auth.KEY_CACHE_SECONDS + 0.1]
-    monkeypatch.setattr(auth.time, "monotonic", lambda: clock[0])
     status, body = post_events([game(machine, 2)], key=key)
     assert (status, body["error"]) == (401, "invalid_key")
     assert list(MachineEvent.objects.values_list("seq", flat=True)) == [1]
+
+
+def test_revoked_key_stops_working_in_other_processes_once_the_cache_lapses(
+    machine, post_events, monkeypatch
+):
+    credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
+    assert post_events([game(machine, 1)], key=key)[0] == 200
+    # Another process revoked it: this one is not told, and keeps the key for at most KEY_CACHE_SECONDS.
+    MachineKey.objects.filter(pk=credential.pk).update(revoked_at=timezone.now())
+    assert post_events([game(machine, 2)], key=key)[0] == 200
+    later = auth.time.monotonic() + auth.KEY_CACHE_SECONDS + 0.1
+    monkeypatch.setattr(auth.time, "monotonic", lambda: later)
+    status, body = post_events([game(machine, 3)], key=key)
+    assert (status, body["error"]) == (401, "invalid_key")
+    assert sorted(MachineEvent.objects.values_list("seq", flat=True)) == [1, 2]
 
 
 @pytest.mark.parametrize(
@@ -165,7 +178,11 @@ def _without(event: dict, name: str) -> dict:
 REJECTIONS = [
     ("invalid_event", lambda m: ["not an object"]),
     ("invalid_event", lambda m: [None]),
+    ("invalid_event", lambda m: [_event(m, note="a\x00b")]),
+    ("invalid_event", lambda m: [_event(m, extra={"k\x00": [1, "x"]})]),
     ("unknown_machine", lambda m: [_event(m, machine="NOG-9999")]),
+    ("unknown_machine", lambda m: [_event(m, machine="NOG-0101\x00")]),
+    ("unknown_machine", lambda m: [_event(m, machine="N" * 5000)]),
     ("unknown_machine", lambda m: [_event(m, machine=101)]),
     ("unknown_machine", lambda m: [_without(_event(m), "machine")]),
     ("invalid_seq", lambda m: [_event(m, seq=0)]),
@@ -441,6 +458,25 @@ def test_an_older_status_arriving_late_does_not_overwrite_a_newer_one(machine, m
     assert MachineEvent.objects.count() == 2
 
 
+@override_settings(CELERY_TASK_ALWAYS_EAGER=False)
+def test_with_a_worker_a_process_asks_the_engine_at_most_every_tenth_of_a_second(
+    machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
+):
+    from slots.services import ingest
+
+    calls = []
+    monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(1))
+    monkeypatch.setattr(ingest, "_engine_notified_at", [float("-inf")])
+    clock = [1000.0]
+    monkeypatch.setattr(ingest.time, "monotonic", lambda: clock[0])
+    for seq, step in ((1, 0.05), (2, 0.06), (3, 0.0)):
+        with django_capture_on_commit_callbacks(execute=True):
+            post_events([game(machine, seq)], key=machine_key)
+        clock[0] += step
+    # Asked at 1000.0, not at 1000.05 (too soon), again at 1000.11.
+    assert calls == [1, 1]
+
+
 def test_engine_is_asked_once_per_request_after_commit(
     machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
 ):
@@ -448,6 +484,7 @@ def test_engine_is_asked_once_per_request_after_commit(
 
     calls = []
     monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(1))
+    monkeypatch.setattr(ingest, "_engine_notified_at", [float("-inf")])
     with django_capture_on_commit_callbacks(execute=True):
         post_events([game(machine, seq) for seq in range(1, 51)], key=machine_key)
     assert calls == [1]

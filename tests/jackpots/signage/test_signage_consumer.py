@@ -347,3 +347,54 @@ async def test_signs_connecting_together_share_snapshot_reads(sign_setup: SignSe
     assert all(later[1] >= earlier[2] for earlier, later in itertools.pairwise(reads))
     for sign in signs:
         await sign.disconnect()
+
+
+async def test_one_engine_batch_over_two_progressives_makes_one_frame(
+    sign_setup: SignSetup, settings
+) -> None:
+    settings.SIGNAGE_GATHER_MILLISECONDS = 300
+    from channels.layers import get_channel_layer
+
+    from tests.factories import LevelFactory, ProgressiveFactory
+
+    def second_progressive() -> tuple[int, int]:
+        super_spin = ProgressiveFactory(name="Super Spin", kind="wide_area")
+        level = LevelFactory(progressive=super_spin, name="Super Spin", reset_mc=100_000_000_000, seq=40)
+        sign_setup.screen.progressives.add(super_spin)
+        return super_spin.id, level.id
+
+    spin_id, spin_level = await database_sync_to_async(second_progressive)()
+    sign = await open_sign(sign_setup)
+    assert len((await sign.receive_json_from(timeout=3))["jackpots"]) == 2
+    layer = get_channel_layer()
+    vault_id, grand = sign_setup.progressive.id, sign_setup.grand.id
+
+    def message(batch: str, progressive: int, level: int, amount: str, seq: int) -> dict:
+        return {
+            "type": "levels.changed",
+            "progressive": progressive,
+            "batch": batch,
+            "batch_progressives": sorted([vault_id, spin_id]),
+            "levels": [{"id": level, "amount_eur": amount, "seq": seq}],
+        }
+
+    started = time.monotonic()
+    await layer.group_send(publish.progressive_group(vault_id), message("b1", vault_id, grand, "1600.00", 8))
+    await layer.group_send(
+        publish.progressive_group(spin_id), message("b1", spin_id, spin_level, "1000000.05", 41)
+    )
+    frame = await sign.receive_json_from(timeout=3)
+    # Complete: sent at once, not after the 300 ms allowed for the rest of a batch.
+    assert time.monotonic() - started < 0.25
+    assert frame["levels"] == [
+        {"id": grand, "amount_eur": "1600.00", "seq": 8},
+        {"id": spin_level, "amount_eur": "1000000.05", "seq": 41},
+    ]
+    # A batch whose second message never comes goes out when the gathering time is up.
+    await asyncio.sleep(0.3)  # past the pacing interval
+    started = time.monotonic()
+    await layer.group_send(publish.progressive_group(vault_id), message("b2", vault_id, grand, "1600.10", 9))
+    frame = await sign.receive_json_from(timeout=3)
+    assert 0.25 <= time.monotonic() - started < 1.5
+    assert frame["levels"] == [{"id": grand, "amount_eur": "1600.10", "seq": 9}]
+    await sign.disconnect()

@@ -1,0 +1,48 @@
+"""The screen page: served only with the screen's current token, never cached, token kept out of Referer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from floor.credentials import screen_token_revoke
+from tests.jackpots.signage.conftest import SignSetup
+
+
+@pytest.mark.django_db
+def test_page_with_the_token_carries_the_socket_and_settings(client, sign_setup: SignSetup) -> None:
+    response = client.get(f"/signage/nog-1/?token={sign_setup.token}")
+    assert response.status_code == 200
+    assert response["Referrer-Policy"] == "no-referrer"
+    assert response["Cache-Control"] == "no-store"
+    html = response.content.decode()
+    start = html.index('<script id="sign-config" type="application/json">') + len(
+        '<script id="sign-config" type="application/json">'
+    )
+    config = json.loads(html[start : html.index("</script>", start)])
+    assert config == {
+        "socket_path": "/ws/signage/nog-1/",
+        "token": sign_setup.token,
+        "heartbeat_seconds": 4.0,
+        "max_updates_per_second": 4.0,
+    }
+    assert "/static/signage/signage.js" in html
+    assert "/static/signage/signage.css" in html
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", ["wrong", "revoked", "missing", "unknown screen"])
+def test_page_without_a_valid_token_is_refused(client, sign_setup: SignSetup, case: str) -> None:
+    if case == "revoked":
+        screen_token_revoke(sign_setup.screen)
+    path = {
+        "wrong": f"/signage/nog-1/?token={sign_setup.token[:-1]}",
+        "revoked": f"/signage/nog-1/?token={sign_setup.token}",
+        "missing": "/signage/nog-1/",
+        "unknown screen": f"/signage/ven-9/?token={sign_setup.token}",
+    }[case]
+    response = client.get(path)
+    assert response.status_code == 401
+    assert "Screen not authorised" in response.content.decode()
+    assert sign_setup.token not in response.content.decode()
