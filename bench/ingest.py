@@ -20,6 +20,7 @@ import asyncio
 import logging
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -228,6 +229,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured duration")
     parser.add_argument("--raw-batches", type=int, default=1000, help="batches inserted by the raw run")
     args = parser.parse_args()
+    # Stopped from outside (timeout, kill): still stop the server and drop the database in `finally`.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
     server_url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
