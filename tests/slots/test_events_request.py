@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta  # noqa: F401
-
 import orjson
 import pytest
 from django.utils import timezone
