@@ -7,7 +7,7 @@ the raw one-client multi-row INSERT rate of the same rows into a copy of the eve
 same run, and the ratio between the two. Drops its database at the end.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/x REDIS_URL=redis://127.0.0.1:6379/3 \
-        .venv/bin/python bench/ingest.py --workers 3 --clients 24 --seconds 20
+        .venv/bin/python bench/ingest.py --workers 3 --clients 4 --seconds 20
 
 DATABASE_URL only names the server (its database is replaced by the benchmark's own); with REDIS_URL the
 engine's task is enqueued to that Redis as in production (the queue is emptied at the end).
@@ -20,6 +20,7 @@ import asyncio
 import logging
 import os
 import random
+import signal
 import socket
 import statistics
 import subprocess
@@ -220,7 +221,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--workers", type=int, default=3, help="uvicorn worker processes")
-    parser.add_argument("--clients", type=int, default=24, help="concurrent client connections")
+    parser.add_argument("--clients", type=int, default=4, help="concurrent client connections")
     parser.add_argument("--pool", type=int, default=4, help="database connections per worker")
     parser.add_argument("--machines", type=int, default=200)
     parser.add_argument("--batch", type=int, default=100, help="game events per request")
@@ -228,6 +229,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="measured duration")
     parser.add_argument("--raw-batches", type=int, default=1000, help="batches inserted by the raw run")
     args = parser.parse_args()
+    # Stopped from outside (timeout, kill): still stop the server and drop the database in `finally`.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
     server_url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"

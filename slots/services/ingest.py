@@ -1,4 +1,5 @@
-"""event_batch_ingest: one request's events validated, deduplicated and stored in one transaction."""
+"""event_batch_ingest: one request's events validated, deduplicated and stored in one transaction
+(or one statement)."""
 
 from __future__ import annotations
 
@@ -61,34 +62,39 @@ def event_batch_ingest(events: list, *, principal: Principal, now: datetime | No
             result.rejected.append({"index": index, "error": rejection.code, "detail": rejection.detail})
     parsed = _levels_check(parsed, result)
     unique, conflicts = _batch_dedupe(parsed, result)
-    if unique and _single_statement(unique):
+    if unique:
+        inserted = _store(unique, conflicts, result, now)
+        result.accepted = len(inserted)
+        if any(event.pending for event in inserted):
+            # Outside a transaction (the single-statement path) this runs at once: already committed.
+            transaction.on_commit(_engine_notify)
+    result.rejected.sort(key=lambda item: item["index"])
+    return result
+
+
+def _store(
+    unique: list[ParsedEvent], conflicts: list[ParsedEvent], result: IngestResult, now: datetime
+) -> list[ParsedEvent]:
+    """Stores the batch's distinct events and what follows from them; returns those inserted."""
+    if _single_statement(unique):
         inserted, existing = events_store(unique, received_at=now, touch=True)
         _outcomes(unique, existing, conflicts, result)
         _conflicts_record(conflicts, result, now)
-        result.accepted = len(inserted)
+        return inserted
+    with transaction.atomic():
+        inserted, existing = events_store(unique, received_at=now)
+        _outcomes(unique, existing, conflicts, result)
         if inserted:
-            _engine_notify()
-    elif unique:
-        with transaction.atomic():
-            inserted, existing = events_store(unique, received_at=now)
-            _outcomes(unique, existing, conflicts, result)
-            if inserted:
-                has_meters = any(event.type == MachineEvent.Type.METERS for event in inserted)
-                machines_touch(inserted, now=now, lock_all=has_meters)
-                # Door, tilt, handpay and power changes reach the floor map after commit.
-                machines_changed({e.machine.id for e in inserted if e.type == MachineEvent.Type.STATUS})
-                if has_meters:
-                    result.memory_resets = meters_apply(
-                        [event for event in inserted if event.type == MachineEvent.Type.METERS], now=now
-                    )
-            _conflicts_record(conflicts, result, now)
-            result.accepted = len(inserted)
-            if any(event.pending for event in inserted):
-                transaction.on_commit(_engine_notify)
-    elif conflicts:
+            meters = [event for event in inserted if event.type == MachineEvent.Type.METERS]
+            machines_touch(inserted, now=now, lock_all=bool(meters))
+            # Door, tilt, handpay and power changes reach the floor maps after commit.
+            machines_changed(
+                {event.machine.id for event in inserted if event.type == MachineEvent.Type.STATUS}
+            )
+            if meters:
+                result.memory_resets = meters_apply(meters, now=now)
         _conflicts_record(conflicts, result, now)
-    result.rejected.sort(key=lambda item: item["index"])
-    return result
+    return inserted
 
 
 def _single_statement(events: list[ParsedEvent]) -> bool:

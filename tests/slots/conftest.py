@@ -34,6 +34,10 @@ def game(machine: SlotMachine, seq: int, wager: int = 450, win: int = 0, **extra
     }
 
 
+def meters_event(machine: SlotMachine, meters: object, seq: int = 1) -> dict:
+    return {"machine": machine.asset_number, "seq": seq, "at": at(seq), "type": "meters", "meters": meters}
+
+
 @pytest.fixture(autouse=True)
 def _fresh_key_cache() -> None:
     principal_cache_clear()

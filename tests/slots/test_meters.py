@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from slots.models import MachineAlert, MachineMeter, MeterDelta
 from slots.services.meters import meter_delta, snapshot_deltas
-from tests.slots.conftest import at
+from tests.slots.conftest import meters_event
 
 METERS = ["coin_in", "coin_out", "games_played"]
 
@@ -112,7 +112,7 @@ def test_memory_reset_is_flagged_and_restarts_the_baseline(before, reset_to, aft
 
 
 def _snapshot(machine, seq: int, **meters) -> dict:
-    return {"machine": machine.asset_number, "seq": seq, "at": at(seq), "type": "meters", "meters": meters}
+    return meters_event(machine, meters, seq)
 
 
 @pytest.mark.django_db

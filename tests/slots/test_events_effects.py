@@ -1,0 +1,204 @@
+"""POST /api/v1/events: exactly once, and what accepted events change (machine, engine)."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from slots.models import MachineAlert, MachineEvent, SlotMachine
+from tests.factories import SlotMachineFactory
+from tests.slots.conftest import at, game, meters_event
+
+pytestmark = pytest.mark.django_db
+
+
+# --- Exactly once ----------------------------------------------------------------------------------
+
+
+def test_retry_is_a_duplicate_and_changes_nothing(machine, machine_key, post_events):
+    events = [game(machine, 1), game(machine, 2, win=900)]
+    assert post_events(events, key=machine_key)[1] == {"accepted": 2, "duplicates": 0, "rejected": []}
+    stored = list(MachineEvent.objects.order_by("seq").values_list("id", "digest", "received_at"))
+    assert post_events([*events, game(machine, 3)], key=machine_key)[1] == {
+        "accepted": 1,
+        "duplicates": 2,
+        "rejected": [],
+    }
+    assert list(MachineEvent.objects.order_by("seq").values_list("id", "digest", "received_at"))[:2] == stored
+
+
+def test_same_seq_other_content_is_a_conflict_recorded_for_the_floor(machine, machine_key, post_events):
+    post_events([game(machine, 7, win=0)], key=machine_key)
+    status, body = post_events([game(machine, 7, win=5000)], key=machine_key)
+    assert status == 200
+    assert (body["accepted"], body["duplicates"]) == (0, 0)
+    assert [(item["index"], item["error"]) for item in body["rejected"]] == [(0, "seq_conflict")]
+    assert MachineEvent.objects.get().win_cents == 0
+    alert = MachineAlert.objects.get()
+    assert (alert.machine_id, alert.kind, alert.seq, alert.payload["win"]) == (
+        machine.pk,
+        "seq_conflict",
+        7,
+        5000,
+    )
+
+
+def test_repeats_inside_one_batch(machine, machine_key, post_events):
+    events = [game(machine, 1), game(machine, 1), game(machine, 1, win=10)]
+    body = post_events(events, key=machine_key)[1]
+    assert (body["accepted"], body["duplicates"]) == (1, 1)
+    assert [(item["index"], item["error"]) for item in body["rejected"]] == [(2, "seq_conflict")]
+    assert MachineAlert.objects.filter(kind="seq_conflict").count() == 1
+
+
+def test_rejected_events_do_not_stop_the_valid_ones(machine, machine_key, post_events):
+    events = [game(machine, 1), game(machine, 2, wager=0), game(machine, 3)]
+    body = post_events(events, key=machine_key)[1]
+    assert (body["accepted"], [item["index"] for item in body["rejected"]]) == (2, [1])
+    assert sorted(MachineEvent.objects.values_list("seq", flat=True)) == [1, 3]
+
+
+# --- What accepted events change -------------------------------------------------------------------
+
+
+def test_game_is_stored_ready_for_the_engine(machine, machine_key, post_events):
+    post_events([game(machine, 1, wager=450, win=900), game(machine, 2, wager=100)], key=machine_key)
+    rows = list(
+        MachineEvent.objects.order_by("seq").values_list(
+            "type",
+            "wager_cents",
+            "win_cents",
+            "bank_id",
+            "denomination_cents",
+            "is_max_bet",
+            "pending",
+            "payload",
+        )
+    )
+    assert rows == [
+        (1, 450, 900, machine.bank_id, 50, True, True, {"wager": 450, "win": 900}),
+        (1, 100, 0, machine.bank_id, 50, False, True, {"wager": 100, "win": 0}),
+    ]
+
+
+def test_events_move_last_seen_and_games_move_last_game_at(machine, machine_key, post_events):
+    before = timezone.now()
+    post_events([game(machine, 2), game(machine, 1)], key=machine_key)
+    machine.refresh_from_db()
+    assert machine.last_seen >= before
+    assert machine.last_game_at == MachineEvent.objects.get(seq=2).at
+    status_event = {
+        "machine": machine.asset_number,
+        "seq": 3,
+        "at": at(3),
+        "type": "status",
+        "status": "tilt",
+    }
+    post_events([status_event], key=machine_key)
+    machine.refresh_from_db()
+    assert machine.last_game_at == MachineEvent.objects.get(seq=2).at
+
+
+def test_an_offline_machine_comes_back_with_its_next_event(machine, machine_key, post_events):
+    SlotMachine.objects.filter(pk=machine.pk).update(status=SlotMachine.Status.OFFLINE)
+    assert post_events([game(machine, 1)], key=machine_key)[1]["accepted"] == 1
+    machine.refresh_from_db()
+    assert machine.status == SlotMachine.Status.IN_SERVICE
+
+
+@pytest.mark.parametrize(
+    ("statuses", "flags"),
+    [
+        (["door_open"], (True, False, False, True)),
+        (["door_open", "door_closed"], (False, False, False, True)),
+        (["tilt"], (False, True, False, True)),
+        (["tilt", "power_off"], (False, True, False, False)),
+        (["tilt", "power_off", "power_on"], (False, False, False, True)),
+        (["handpay_lockup"], (False, False, True, True)),
+        (["handpay_lockup", "handpay_reset"], (False, False, False, True)),
+    ],
+)
+def test_status_events_set_the_machine_flags(machine, machine_key, post_events, statuses, flags):
+    events = [
+        {"machine": machine.asset_number, "seq": seq, "at": at(seq), "type": "status", "status": status}
+        for seq, status in enumerate(statuses, start=1)
+    ]
+    # Posted newest first: they are applied in seq order all the same.
+    assert post_events(events[::-1], key=machine_key)[1]["accepted"] == len(statuses)
+    machine.refresh_from_db()
+    assert (machine.door_open, machine.tilted, machine.handpay_locked, machine.powered) == flags
+    assert machine.status_seq == len(statuses)
+
+
+def test_an_older_status_arriving_late_does_not_overwrite_a_newer_one(machine, machine_key, post_events):
+    def status(seq: int, name: str) -> dict:
+        return {"machine": machine.asset_number, "seq": seq, "at": at(seq), "type": "status", "status": name}
+
+    post_events([status(5, "door_closed")], key=machine_key)
+    post_events([status(4, "door_open")], key=machine_key)
+    machine.refresh_from_db()
+    assert (machine.door_open, machine.status_seq) == (False, 5)
+    assert MachineEvent.objects.count() == 2
+
+
+@override_settings(CELERY_TASK_ALWAYS_EAGER=False)
+def test_with_a_worker_a_process_asks_the_engine_at_most_every_tenth_of_a_second(
+    machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
+):
+    from slots.services import ingest
+
+    calls = []
+    monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(1))
+    monkeypatch.setattr(ingest, "_engine_notified_at", [float("-inf")])
+    clock = [1000.0]
+    monkeypatch.setattr(ingest.time, "monotonic", lambda: clock[0])
+    for seq, step in ((1, 0.05), (2, 0.06), (3, 0.0)):
+        with django_capture_on_commit_callbacks(execute=True):
+            post_events([game(machine, seq)], key=machine_key)
+        clock[0] += step
+    # Asked at 1000.0, not at 1000.05 (too soon), again at 1000.11.
+    assert calls == [1, 1]
+
+
+def test_engine_is_asked_once_per_request_after_commit(
+    machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
+):
+    from slots.services import ingest
+
+    calls = []
+    monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(1))
+    monkeypatch.setattr(ingest, "_engine_notified_at", [float("-inf")])
+    with django_capture_on_commit_callbacks(execute=True):
+        post_events([game(machine, seq) for seq in range(1, 51)], key=machine_key)
+    assert calls == [1]
+    status_event = {
+        "machine": machine.asset_number,
+        "seq": 99,
+        "at": at(99),
+        "type": "status",
+        "status": "tilt",
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        post_events([status_event, game(machine, 1)], key=machine_key)
+    assert calls == [1], "no game or jackpot stored: the engine has nothing to do"
+
+
+def test_gateway_batch_of_many_machines_with_meters_and_status(machine, gateway_key, post_events):
+    others = SlotMachineFactory.create_batch(3, room=machine.room)
+    events = []
+    for number, each in enumerate([machine, *others]):
+        events += [
+            game(each, 1),
+            meters_event(each, {"coin_in": 1000 * (number + 1), "games_played": 3}, seq=2),
+            {"machine": each.asset_number, "seq": 3, "at": at(3), "type": "status", "status": "door_open"},
+        ]
+    body = post_events(events, key=gateway_key)[1]
+    assert body == {"accepted": 12, "duplicates": 0, "rejected": []}
+    assert sorted(SlotMachine.objects.values_list("door_open", flat=True)) == [True] * 4
+    assert SlotMachine.objects.filter(last_game_at__isnull=True).count() == 0
+
+
+def test_unknown_extra_fields_are_kept_in_the_payload(machine, machine_key, post_events):
+    post_events([game(machine, 1, denomination_game="2x3x4x5x")], key=machine_key)
+    assert MachineEvent.objects.get().payload == {"wager": 450, "win": 0, "denomination_game": "2x3x4x5x"}
