@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gettext
+import re
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -239,6 +240,6 @@ def test_the_catalogue_has_no_untranslated_or_fuzzy_message() -> None:
     po = Path(settings.BASE_DIR) / "locale" / "it" / "LC_MESSAGES" / "django.po"
     text = po.read_text(encoding="utf-8")
     entries = text.split("\n\n")[1:]
-    untranslated = [entry for entry in entries if entry.rstrip().endswith('msgstr ""')]
+    untranslated = [entry for entry in entries if re.search(r'^msgstr(\[\d\])? ""$(?!\n")', entry, re.M)]
     assert "#, fuzzy" not in text
     assert untranslated == []
