@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from floor.models import StaffProfile
 from floor.roles import FLOOR_MANAGER
@@ -29,6 +30,14 @@ from tests.floor.conftest import game_event, staff_member
 from tests.floor.staff import level_seeded
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _default_language_afterwards():
+    """A request leaves its language active on the thread: later tests calling services directly expect
+    the default (English) sentences."""
+    yield
+    translation.deactivate()
 
 
 def _index(client: Client, user, **headers):
