@@ -21,9 +21,13 @@ class Progressive(models.Model):
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     currency = models.CharField(_("currency"), max_length=3, default="EUR")
     machines = models.ManyToManyField(
-        "slots.SlotMachine", through="ProgressiveMachine", related_name="progressives", blank=True
+        "slots.SlotMachine",
+        through="ProgressiveMachine",
+        related_name="progressives",
+        blank=True,
+        verbose_name=_("machines"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         ordering = ["name", "id"]
@@ -35,8 +39,15 @@ class Progressive(models.Model):
 
 
 class ProgressiveMachine(models.Model):
-    progressive = models.ForeignKey(Progressive, on_delete=models.CASCADE, related_name="members")
-    machine = models.ForeignKey("slots.SlotMachine", on_delete=models.PROTECT, related_name="memberships")
+    progressive = models.ForeignKey(
+        Progressive, on_delete=models.CASCADE, related_name="members", verbose_name=_("progressive")
+    )
+    machine = models.ForeignKey(
+        "slots.SlotMachine",
+        on_delete=models.PROTECT,
+        related_name="memberships",
+        verbose_name=_("slot machine"),
+    )
     enabled = models.BooleanField(_("enabled"), default=True)
 
     class Meta:
@@ -53,7 +64,9 @@ class ProgressiveMachine(models.Model):
 class Level(models.Model):
     """One level of a progressive: its parameters (NJ 13:69E-1.39A) and its meters."""
 
-    progressive = models.ForeignKey(Progressive, on_delete=models.PROTECT, related_name="levels")
+    progressive = models.ForeignKey(
+        Progressive, on_delete=models.PROTECT, related_name="levels", verbose_name=_("progressive")
+    )
     name = models.CharField(_("name"), max_length=60)
     position = models.PositiveSmallIntegerField(_("position"), default=1, help_text=_("1 is the top level."))
     # Parameters.
@@ -108,29 +121,51 @@ class Hit(models.Model):
         PAID = "paid", _("Paid")
         VOIDED = "voided", _("Voided")
 
-    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="hit_records")
+    level = models.ForeignKey(
+        Level, on_delete=models.PROTECT, related_name="hit_records", verbose_name=_("level")
+    )
     machine = models.ForeignKey(
-        "slots.SlotMachine", on_delete=models.PROTECT, related_name="hits", null=True, blank=True
+        "slots.SlotMachine",
+        on_delete=models.PROTECT,
+        related_name="hits",
+        null=True,
+        blank=True,
+        verbose_name=_("machine"),
     )
     state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.HIT)
     at = models.DateTimeField(_("hit at"))
     amount_cents = models.BigIntegerField(_("amount (cents)"))
     level_seq = models.BigIntegerField(_("level value sequence at the hit"))
     cycle = models.PositiveIntegerField(_("cycle"))
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("recorded at"))
     verified_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("verified by"),
     )
-    verified_at = models.DateTimeField(null=True, blank=True)
+    verified_at = models.DateTimeField(null=True, blank=True, verbose_name=_("verified at"))
     paid_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("paid by"),
     )
-    paid_at = models.DateTimeField(null=True, blank=True)
+    paid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("paid at"))
     voided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("voided by"),
     )
-    voided_at = models.DateTimeField(null=True, blank=True)
-    void_reason = models.TextField(blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("voided at"))
+    void_reason = models.TextField(blank=True, verbose_name=_("void reason"))
     # Added by the engine.
     kind = models.CharField(_("kind"), max_length=12, choices=HitKind.choices, default=HitKind.MACHINE)
     number = models.PositiveIntegerField(
@@ -151,11 +186,18 @@ class Hit(models.Model):
     )
     event_id = models.BigIntegerField(_("jackpot event"), null=True, blank=True, unique=True)
     second_verified_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("second verifier"),
     )
-    second_verified_at = models.DateTimeField(null=True, blank=True)
+    second_verified_at = models.DateTimeField(null=True, blank=True, verbose_name=_("second verification at"))
     # The level as it stood before the hit, so that a void can restore it (auditors only: holds the trigger).
-    before = models.JSONField(default=dict, blank=True, editable=False)
+    before = models.JSONField(
+        default=dict, blank=True, editable=False, verbose_name=_("level before the hit")
+    )
 
     class Meta:
         ordering = ["-at", "-id"]
@@ -263,8 +305,16 @@ class LevelChange(models.Model):
         STAGED = "staged", _("Staged until the next reset")
         APPLIED = "applied", _("Applied")
 
-    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="changes")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    level = models.ForeignKey(
+        Level, on_delete=models.PROTECT, related_name="changes", verbose_name=_("level")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="+",
+        verbose_name=_("user"),
+    )
     at = models.DateTimeField(_("requested at"))
     old = models.JSONField(_("old values"))
     new = models.JSONField(_("new values"))

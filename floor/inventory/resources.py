@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 from import_export import fields, resources
 
 from floor.models import Bank, Room
@@ -64,7 +65,7 @@ class SlotMachineResource(resources.ModelResource):
     def before_import_row(self, row, **kwargs) -> None:
         # The numeric widgets' own errors name no column; say which value is wrong instead.
         wrong = {
-            name: f"{row.get(name)!r} is not a whole number."
+            name: _("%(value)s is not a whole number.") % {"value": repr(row.get(name))}
             for name in INTEGER_COLUMNS
             if name in row and not str(row.get(name) or "").strip().isdigit()
         }
@@ -75,24 +76,38 @@ class SlotMachineResource(resources.ModelResource):
         super().import_instance(instance, row, **kwargs)
         venue, number = (row.get("venue") or "").strip(), (row.get("room") or "").strip()
         if not number.isdigit() or (venue, int(number)) not in self._rooms:
-            raise ValidationError({"room": f"No room {number or '(empty)'} in venue {venue or '(empty)'}."})
+            empty = _("(empty)")
+            raise ValidationError(
+                {
+                    "room": _("No room %(room)s in venue %(venue)s.")
+                    % {"room": number or empty, "venue": venue or empty}
+                }
+            )
         room = self._rooms[(venue, int(number))]
         instance.room = room
         bank_code = (row.get("bank") or "").strip()
         if bank_code:
             bank = self._banks.get((room.id, bank_code))
             if bank is None:
-                raise ValidationError({"bank": f"No bank {bank_code} in {room}."})
+                raise ValidationError(
+                    {"bank": _("No bank %(bank)s in %(room)s.") % {"bank": bank_code, "room": room}}
+                )
             instance.bank = bank
         else:
             instance.bank = None
         problems = {}
         bets = (instance.min_bet_cents, instance.max_bet_cents)
         if None not in bets and bets[0] > bets[1]:
-            problems["max_bet_cents"] = "The maximum bet is below the minimum bet."
+            problems["max_bet_cents"] = _("The maximum bet is below the minimum bet.")
         if instance.pos_x is not None and instance.pos_x >= room.grid_columns:
-            problems["pos_x"] = f"Column {instance.pos_x} is outside the room's {room.grid_columns} columns."
+            problems["pos_x"] = _("Column %(x)d is outside the room's %(columns)d columns.") % {
+                "x": instance.pos_x,
+                "columns": room.grid_columns,
+            }
         if instance.pos_y is not None and instance.pos_y >= room.grid_rows:
-            problems["pos_y"] = f"Row {instance.pos_y} is outside the room's {room.grid_rows} rows."
+            problems["pos_y"] = _("Row %(y)d is outside the room's %(rows)d rows.") % {
+                "y": instance.pos_y,
+                "rows": room.grid_rows,
+            }
         if problems:
             raise ValidationError(problems)

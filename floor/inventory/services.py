@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import tablib
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from floor.inventory.resources import SlotMachineResource
 
@@ -42,15 +43,15 @@ def _dataset(content: bytes) -> tablib.Dataset:
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InventoryFileError("The file is not UTF-8 text.") from None
+        raise InventoryFileError(_("The file is not UTF-8 text.")) from None
     try:
         dataset = tablib.Dataset().load(text, format="csv")
     except Exception as error:
-        raise InventoryFileError(f"The file is not a CSV table: {error}") from None
+        raise InventoryFileError(_("The file is not a CSV table: %(error)s") % {"error": error}) from None
     if "asset_number" not in (dataset.headers or []):
-        raise InventoryFileError("The first line must name the columns, asset_number among them.")
+        raise InventoryFileError(_("The first line must name the columns, asset_number among them."))
     if len(dataset) > MAX_ROWS:
-        raise InventoryFileError(f"At most {MAX_ROWS} machines per file.")
+        raise InventoryFileError(_("At most %(rows)d machines per file.") % {"rows": MAX_ROWS})
     return dataset
 
 

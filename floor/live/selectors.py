@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
 
 from floor.models import Room
 from jackpots.models import Hit
@@ -16,6 +17,15 @@ from slots.models import MachineEvent, SlotMachine
 # A machine with a game this recent is being played.
 PLAYING_WINDOW = timedelta(seconds=60)
 STATES = ("door_open", "handpay", "tilt", "offline", "playing", "idle")
+# What the map's legend and the side panel call each state, in the staff member's language.
+STATE_LABELS = {
+    "door_open": _("door open"),
+    "handpay": _("handpay"),
+    "tilt": _("tilt"),
+    "offline": _("offline"),
+    "playing": _("playing"),
+    "idle": _("idle"),
+}
 MAP_FIELDS = (
     "id",
     "asset_number",

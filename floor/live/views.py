@@ -8,7 +8,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from floor.access import VIEW_FLOOR_MAP, staff_page
-from floor.live.selectors import PLAYING_WINDOW, STATES, machine_detail, room_get, room_tiles
+from floor.live.selectors import (
+    PLAYING_WINDOW,
+    STATE_LABELS,
+    STATES,
+    machine_detail,
+    room_get,
+    room_tiles,
+)
 from floor.models import Venue
 from floor.reports.selectors import venue_overview
 from floor.reports.services import machine_hour_stats_refresh_if_stale
@@ -24,7 +31,7 @@ def floor_map_view(request: HttpRequest, venue: str, room: int) -> HttpResponse:
         "title": _("Floor map: %(room)s") % {"room": found},
         "room": found,
         "tiles": room_tiles(found.id, timezone.now()),
-        "states": STATES,
+        "states": [(state, STATE_LABELS[state]) for state in STATES],
         "ws_path": f"/ws/floor/{found.venue.code}/{found.number}/",
     }
     return render(request, "floor/live/map.html", context)
@@ -43,4 +50,5 @@ def venue_overview_view(request: HttpRequest, venue: str) -> HttpResponse:
 def machine_panel_view(request: HttpRequest, asset: str) -> HttpResponse:
     machine = get_object_or_404(SlotMachine.objects.select_related("room__venue", "bank"), asset_number=asset)
     detail = machine_detail(machine, timezone.now())
-    return render(request, "floor/live/machine_panel.html", {"detail": detail})
+    context = {"detail": detail, "state_label": STATE_LABELS[detail.state]}
+    return render(request, "floor/live/machine_panel.html", context)

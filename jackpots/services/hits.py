@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from jackpots import publish
 from jackpots.models import Hit, HitKind, LedgerEntry, Level, LevelChange
@@ -193,7 +194,9 @@ def hit_verify(hit: Hit, user) -> Hit:
         hit = _hit_lock(hit)
         if hit.state != Hit.State.HIT:
             raise EngineError(
-                "hit_not_open", f"Hit {hit.pk} is {hit.state}; only an open hit can be verified."
+                "hit_not_open",
+                _("Hit %(hit)s is %(state)s; only an open hit can be verified.")
+                % {"hit": hit.pk, "state": hit.get_state_display().lower()},
             )
         now = timezone.now()
         two_people = hit.amount_cents >= _threshold_cents(hit)
@@ -204,7 +207,7 @@ def hit_verify(hit: Hit, user) -> Hit:
         elif hit.verified_by_id == user.pk:
             raise EngineError(
                 "second_verifier_required",
-                "This hit is at or above the two-person threshold: a different person must verify it too.",
+                _("This hit is at or above the two-person threshold: a different person must verify it too."),
             )
         else:
             hit.second_verified_by, hit.second_verified_at = user, now
@@ -220,7 +223,9 @@ def hit_pay(hit: Hit, user) -> Hit:
         hit = _hit_lock(hit)
         if hit.state != Hit.State.VERIFIED:
             raise EngineError(
-                "hit_not_verified", f"Hit {hit.pk} is {hit.state}; it must be verified before paying."
+                "hit_not_verified",
+                _("Hit %(hit)s is %(state)s; it must be verified before paying.")
+                % {"hit": hit.pk, "state": hit.get_state_display().lower()},
             )
         hit.state, hit.paid_by, hit.paid_at = Hit.State.PAID, user, timezone.now()
         hit.save(update_fields=["state", "paid_by", "paid_at"])
@@ -233,28 +238,32 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
     compensating ledger row records the difference. Only the level's latest hit can be voided. A voided
     mystery hit gets its trigger back too: the level is again past it, so the next eligible wager wins."""
     if not reason or not reason.strip():
-        raise EngineError("reason_required", "A void needs a reason.")
+        raise EngineError("reason_required", _("A void needs a reason."))
     with transaction.atomic():
         level = levels_lock([hit.level_id])[hit.level_id]
         hit = _hit_lock(hit)
         if hit.state not in (Hit.State.HIT, Hit.State.VERIFIED):
             raise EngineError(
-                "hit_not_voidable", f"Hit {hit.pk} is {hit.state}; only an unpaid hit can be voided."
+                "hit_not_voidable",
+                _("Hit %(hit)s is %(state)s; only an unpaid hit can be voided.")
+                % {"hit": hit.pk, "state": hit.get_state_display().lower()},
             )
         later = Hit.objects.filter(level=level, number__gt=hit.number).exclude(state=Hit.State.VOIDED)
         if later.exists():
-            raise EngineError("later_hit", "A later hit on this level must be voided first.")
+            raise EngineError("later_hit", _("A later hit on this level must be voided first."))
         # Each award bumps the level's value sequence, so hits sharing one are winners of the same award.
         shared = Hit.objects.filter(level=level, cycle=hit.cycle, level_seq=hit.level_seq).exclude(pk=hit.pk)
         if shared.exclude(state=Hit.State.VOIDED).exists():
             raise EngineError(
-                "shared_award", "This award is shared with other winners; void the round instead."
+                "shared_award", _("This award is shared with other winners; void the round instead.")
             )
         now = timezone.now()
         current = level_state(level)
         params_before = snapshot_params(hit.before)
         before = snapshot_state(hit.before)
-        restored, _ = core.contribute(params_before, before, current.wagered_cents - before.wagered_cents)
+        restored, _ignored = core.contribute(
+            params_before, before, current.wagered_cents - before.wagered_cents
+        )
         restored = dataclasses.replace(restored, seq=current.seq + 1)
         reset_hit = current.cycle != before.cycle
         if reset_hit:

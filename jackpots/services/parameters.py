@@ -10,6 +10,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from jackpots import publish
 from jackpots.models import LedgerEntry, Level, LevelChange
@@ -60,9 +61,9 @@ def _parse(name: str, value: object) -> object:
 
 def params_validate(params: core.Params) -> None:
     if params.limit_mc is not None and params.limit_mc <= params.reset_mc:
-        raise EngineError("invalid_parameter", "The limit must be above the reset value.")
+        raise EngineError("invalid_parameter", _("The limit must be above the reset value."))
     if params.mystery and params.limit_mc is None:
-        raise EngineError("invalid_parameter", "A mystery level needs a limit (its must-hit-by amount).")
+        raise EngineError("invalid_parameter", _("A mystery level needs a limit (its must-hit-by amount)."))
 
 
 def parameters_set(level: Level, params: core.Params) -> None:
@@ -90,9 +91,9 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str) -> L
     """Stages ``changes`` (parameter name → new value) until the next reset, or applies them at once when
     the level is stopped. A reason is required; bad input raises EngineError and changes nothing."""
     if not reason or not reason.strip():
-        raise EngineError("reason_required", "A parameter change needs a reason.")
+        raise EngineError("reason_required", _("A parameter change needs a reason."))
     if not changes:
-        raise EngineError("no_changes", "Name at least one parameter to change.")
+        raise EngineError("no_changes", _("Name at least one parameter to change."))
     parsed = {name: _parse(name, value) for name, value in changes.items()}
     now = timezone.now()
     with transaction.atomic():
@@ -152,7 +153,7 @@ def _apply_stopped(level: Level, params: core.Params, now: datetime, reference: 
 def level_stopped_set(level: Level, user, stopped: bool, reason: str) -> LevelChange:
     """Stops or restarts a level (a stopped level takes no contributions and accepts immediate changes)."""
     if not reason or not reason.strip():
-        raise EngineError("reason_required", "Stopping or starting a level needs a reason.")
+        raise EngineError("reason_required", _("Stopping or starting a level needs a reason."))
     now = timezone.now()
     with transaction.atomic():
         level = levels_lock([level.pk])[level.pk]

@@ -13,6 +13,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from floor.admin_keys import keys_issue_response
@@ -135,13 +136,18 @@ class PayTableChangeForm(forms.Form):
             if not kind:
                 continue
             if value is None:
-                raise EngineError("bad_pay_line", f"{Hand(hand).label}: a value is needed.")
+                raise EngineError(
+                    "bad_pay_line", gettext("%(hand)s: a value is needed.") % {"hand": Hand(hand).label}
+                )
             if kind == PayLine.Kind.PERCENT:
                 chosen.append({"hand": hand, "kind": kind, "percent": str(value)})
             else:
                 cents = value * 100
                 if cents != cents.to_integral_value():
-                    raise EngineError("bad_pay_line", f"{Hand(hand).label}: an amount in whole cents.")
+                    raise EngineError(
+                        "bad_pay_line",
+                        gettext("%(hand)s: an amount in whole cents.") % {"hand": Hand(hand).label},
+                    )
                 chosen.append({"hand": hand, "kind": kind, "fixed_cents": int(cents)})
         return chosen
 

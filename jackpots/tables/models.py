@@ -23,9 +23,14 @@ class ExchangeRate(models.Model):
     quote = models.CharField(_("quote currency"), max_length=3)
     rate = models.DecimalField(_("rate"), max_digits=18, decimal_places=8)
     valid_from = models.DateTimeField(_("valid from"))
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
     )
     source = models.CharField(_("source"), max_length=120, blank=True)
 
@@ -83,7 +88,9 @@ class PayLine(models.Model):
         PERCENT = "percent", _("Percentage of the progressive")
         FIXED = "fixed", _("Fixed amount")
 
-    pay_table = models.ForeignKey(PayTable, on_delete=models.CASCADE, related_name="lines")
+    pay_table = models.ForeignKey(
+        PayTable, on_delete=models.CASCADE, related_name="lines", verbose_name=_("pay table")
+    )
     hand = models.CharField(_("hand"), max_length=20, choices=Hand.choices)
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
     percent = models.DecimalField(_("percent"), max_digits=7, decimal_places=4, null=True, blank=True)
@@ -121,8 +128,16 @@ class PayTableChange(models.Model):
         STAGED = "staged", _("Staged until the next reset")
         APPLIED = "applied", _("Applied")
 
-    pay_table = models.ForeignKey(PayTable, on_delete=models.PROTECT, related_name="changes")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+")
+    pay_table = models.ForeignKey(
+        PayTable, on_delete=models.PROTECT, related_name="changes", verbose_name=_("pay table")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        related_name="+",
+        verbose_name=_("user"),
+    )
     at = models.DateTimeField(_("requested at"))
     old = models.JSONField(_("old lines"))
     new = models.JSONField(_("new lines"))
@@ -143,13 +158,22 @@ class PayTableChange(models.Model):
 
 
 class Table(models.Model):
-    venue = models.ForeignKey("floor.Venue", on_delete=models.PROTECT, related_name="tables")
+    venue = models.ForeignKey(
+        "floor.Venue", on_delete=models.PROTECT, related_name="tables", verbose_name=_("venue")
+    )
     room = models.ForeignKey(
-        "floor.Room", on_delete=models.PROTECT, related_name="tables", null=True, blank=True
+        "floor.Room",
+        on_delete=models.PROTECT,
+        related_name="tables",
+        null=True,
+        blank=True,
+        verbose_name=_("room"),
     )
     code = models.CharField(_("code"), max_length=24, unique=True, help_text="NOG-CSP-1")
     game = models.CharField(_("game"), max_length=16, choices=Game.choices)
-    progressive = models.ForeignKey("jackpots.Progressive", on_delete=models.PROTECT, related_name="tables")
+    progressive = models.ForeignKey(
+        "jackpots.Progressive", on_delete=models.PROTECT, related_name="tables", verbose_name=_("progressive")
+    )
     jackpot_bet_cents = models.PositiveIntegerField(
         _("jackpot bet (cents)"),
         null=True,
@@ -188,15 +212,19 @@ class PrizeShare(models.Model):
     in the same round or in rounds within the pay table's window, on the amount standing before the first
     was paid."""
 
-    level = models.ForeignKey("jackpots.Level", on_delete=models.PROTECT, related_name="+")
+    level = models.ForeignKey(
+        "jackpots.Level", on_delete=models.PROTECT, related_name="+", verbose_name=_("level")
+    )
     hand = models.CharField(_("hand"), max_length=20, choices=Hand.choices)
-    hit = models.OneToOneField("jackpots.Hit", on_delete=models.PROTECT, related_name="prize_share")
+    hit = models.OneToOneField(
+        "jackpots.Hit", on_delete=models.PROTECT, related_name="prize_share", verbose_name=_("hit")
+    )
     opened_at = models.DateTimeField(_("first winning round at"))
     closes_at = models.DateTimeField(_("later rounds join until"))
-    percent = models.DecimalField(max_digits=7, decimal_places=4)
+    percent = models.DecimalField(max_digits=7, decimal_places=4, verbose_name=_("percent"))
     base_mc = models.BigIntegerField(_("amount standing before the first was paid (millicents)"))
     prize_cents = models.BigIntegerField(_("prize (cents of the progressive's currency)"))
-    voided = models.BooleanField(default=False)
+    voided = models.BooleanField(default=False, verbose_name=_("voided"))
 
     class Meta:
         app_label = "jackpots"
@@ -213,22 +241,30 @@ class TableRound(models.Model):
         RECORDED = "recorded", _("Recorded")
         VOIDED = "voided", _("Voided")
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds")
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds", verbose_name=_("table"))
     round_id = models.CharField(_("round"), max_length=64)
     at = models.DateTimeField(_("played at"))
     received_at = models.DateTimeField(_("received at"))
-    digest = models.CharField(max_length=64, help_text=_("SHA-256 of the request: a retry must match it."))
-    state = models.CharField(max_length=8, choices=State.choices, default=State.RECORDED)
-    level = models.ForeignKey("jackpots.Level", on_delete=models.PROTECT, related_name="+")
+    digest = models.CharField(
+        max_length=64, help_text=_("SHA-256 of the request: a retry must match it."), verbose_name=_("digest")
+    )
+    state = models.CharField(
+        max_length=8, choices=State.choices, default=State.RECORDED, verbose_name=_("state")
+    )
+    level = models.ForeignKey(
+        "jackpots.Level", on_delete=models.PROTECT, related_name="+", verbose_name=_("level")
+    )
     cycle = models.PositiveIntegerField(_("level cycle"))
     # The level's last hit number once the round was recorded: a later hit was computed with this
     # round's bets in the pool, so it must be voided before this round can be.
     hit_number = models.PositiveIntegerField(_("last hit on the level"), default=0)
-    community = models.JSONField(default=list, blank=True)
-    dealer = models.JSONField(default=list, blank=True)
+    community = models.JSONField(default=list, blank=True, verbose_name=_("community cards"))
+    dealer = models.JSONField(default=list, blank=True, verbose_name=_("dealer's cards"))
     currency = models.CharField(_("venue currency"), max_length=3)
     pool_currency = models.CharField(_("progressive currency"), max_length=3)
-    exchange_rate = models.ForeignKey(ExchangeRate, on_delete=models.PROTECT, null=True, blank=True)
+    exchange_rate = models.ForeignKey(
+        ExchangeRate, on_delete=models.PROTECT, null=True, blank=True, verbose_name=_("exchange rate")
+    )
     rate = models.DecimalField(
         _("rate used (venue currency per progressive unit)"), max_digits=18, decimal_places=8, default=1
     )
@@ -237,11 +273,16 @@ class TableRound(models.Model):
     added_mc = models.BigIntegerField(_("added to the amount and overflow (millicents)"), default=0)
     reserved_mc = models.BigIntegerField(_("added to the reserve (millicents)"), default=0)
     response = models.JSONField(_("first answer"), default=dict)
-    voided_at = models.DateTimeField(null=True, blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("voided at"))
     voided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("voided by"),
     )
-    void_reason = models.TextField(blank=True)
+    void_reason = models.TextField(blank=True, verbose_name=_("void reason"))
 
     class Meta:
         app_label = "jackpots"
@@ -255,18 +296,25 @@ class TableRound(models.Model):
 
 
 class TableSeat(models.Model):
-    round = models.ForeignKey(TableRound, on_delete=models.CASCADE, related_name="seat_rows")
+    round = models.ForeignKey(
+        TableRound, on_delete=models.CASCADE, related_name="seat_rows", verbose_name=_("round")
+    )
     seat = models.PositiveSmallIntegerField(_("seat"))
-    cards = models.JSONField()
-    changed_card = models.BooleanField(default=False)
+    cards = models.JSONField(verbose_name=_("cards"))
+    changed_card = models.BooleanField(default=False, verbose_name=_("changed card"))
     hand = models.CharField(_("hand"), max_length=20, choices=Hand.choices)
     jackpot_bet_cents = models.PositiveBigIntegerField(_("jackpot bet (venue cents)"), default=0)
     bet_pool_cents = models.PositiveBigIntegerField(_("jackpot bet (progressive cents)"), default=0)
     contribution_mc = models.BigIntegerField(_("contribution (millicents)"), default=0)
     share = models.ForeignKey(
-        PrizeShare, on_delete=models.PROTECT, null=True, blank=True, related_name="seats"
+        PrizeShare,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="seats",
+        verbose_name=_("shared prize"),
     )
-    share_weight = models.PositiveBigIntegerField(default=0)
+    share_weight = models.PositiveBigIntegerField(default=0, verbose_name=_("share weight"))
     share_cents = models.BigIntegerField(_("share of the progressive (progressive cents)"), default=0)
     fixed_cents = models.BigIntegerField(_("fixed prize (progressive cents)"), default=0)
     award_cents = models.BigIntegerField(_("award (venue cents)"), default=0)

@@ -19,13 +19,13 @@
   function connect() {
     var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
     var socket = new WebSocket(scheme + window.location.host + map.dataset.ws);
-    socket.onopen = function () { delay = 1000; status.textContent = "live"; status.dataset.state = "live"; };
+    socket.onopen = function () { delay = 1000; status.textContent = status.dataset.live || "live"; status.dataset.state = "live"; };
     socket.onmessage = function (message) {
       var data = JSON.parse(message.data);
       (data.machines || []).forEach(paint);
     };
     socket.onclose = function () {
-      status.textContent = "reconnecting…"; status.dataset.state = "down";
+      status.textContent = status.dataset.down || "reconnecting…"; status.dataset.state = "down";
       window.setTimeout(connect, delay);
       delay = Math.min(delay * 2, 30000);
     };

@@ -35,10 +35,10 @@
     };
     request.upload.onload = function () {
       bar.removeAttribute("value");  // indeterminate while the server checks every row
-      status.textContent = "checking the rows…";
+      status.textContent = status.dataset.checking || "checking the rows…";
     };
     request.onload = function () { show(request.responseText); };
-    request.onerror = function () { status.textContent = "upload failed"; };
+    request.onerror = function () { status.textContent = status.dataset.failed || "upload failed"; };
     request.send(new FormData(form));
   }
 

@@ -6,6 +6,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from jackpots.models import Level
 from jackpots.services.errors import EngineError
@@ -63,7 +64,7 @@ def pay_table_change(pay_table: PayTable, user, lines: list[dict], reason: str) 
     """Requests new lines. Applied at once while the level is stopped, otherwise staged until the first
     round after the level's next reset (NY 5321.18); a newer request replaces nothing: they apply in order."""
     if not reason or not reason.strip():
-        raise EngineError("reason_required", "A pay table change needs a reason.")
+        raise EngineError("reason_required", _("A pay table change needs a reason."))
     clean = pay_lines_validate(lines)
     with transaction.atomic():
         level = levels_lock([pay_table.level_id])[pay_table.level_id]
