@@ -13,7 +13,7 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from jackpots.signage.selectors import progressive_links
+from jackpots.selectors import progressive_links
 
 logger = logging.getLogger(__name__)
 
