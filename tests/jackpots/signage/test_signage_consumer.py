@@ -17,6 +17,7 @@ from config.asgi import application
 from floor.credentials import screen_token_revoke
 from jackpots import publish
 from jackpots.models import Hit, Level
+from jackpots.signage.currency import ScreenContent
 from slots.models import MachineEvent, SlotMachine
 from tests.jackpots.signage.conftest import ORIGIN, SignSetup
 
@@ -343,7 +344,7 @@ async def test_signs_connecting_together_share_snapshot_reads(sign_setup: SignSe
     assert {frame["jackpots"][0]["levels"][0]["amount_eur"] for frame in snapshots_received} == {"1523.47"}
     # One read running and at most one waiting: eight signs need far fewer than eight reads.
     assert 1 <= len(reads) <= 3
-    assert {key for key, _, _ in reads} == {(sign_setup.progressive.id,)}
+    assert {key for key, _, _ in reads} == {ScreenContent((sign_setup.progressive.id,), "EUR")}
     assert all(later[1] >= earlier[2] for earlier, later in itertools.pairwise(reads))
     for sign in signs:
         await sign.disconnect()
