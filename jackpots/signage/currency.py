@@ -20,6 +20,7 @@ from channels.db import database_sync_to_async
 from django.db.models import Q
 from django.utils import timezone
 
+from jackpots.signage.loops import loop_local
 from jackpots.tables.models import ExchangeRate
 from jackpots.tables.round_input import RoundError
 from jackpots.tables.rules import convert_cents
@@ -95,7 +96,4 @@ _books: dict[asyncio.AbstractEventLoop, RateBook] = {}
 
 
 def rate_book() -> RateBook:
-    loop = asyncio.get_running_loop()
-    for other in [known for known in _books if known.is_closed()]:
-        del _books[other]
-    return _books.setdefault(loop, RateBook())
+    return loop_local(_books, RateBook)

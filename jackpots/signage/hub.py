@@ -19,6 +19,7 @@ from django.conf import settings
 
 from jackpots.publish import progressive_group
 from jackpots.signage.currency import ScreenContent, amounts_in, rate_book
+from jackpots.signage.loops import loop_local
 
 logger = logging.getLogger(__name__)
 
@@ -134,10 +135,7 @@ _hubs: dict[asyncio.AbstractEventLoop, dict[Key, ScreenHub]] = {}
 
 
 def _loop_hubs() -> dict[Key, ScreenHub]:
-    loop = asyncio.get_running_loop()
-    for other in [known for known in _hubs if known.is_closed()]:
-        del _hubs[other]
-    return _hubs.setdefault(loop, {})
+    return loop_local(_hubs, dict)
 
 
 async def hub_join(sign: Sign, key: Key) -> None:

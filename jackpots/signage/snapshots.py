@@ -13,6 +13,7 @@ from rest_framework import serializers
 
 from jackpots.apis import LevelPublicSerializer, ProgressivePublicSerializer
 from jackpots.signage.currency import ScreenContent
+from jackpots.signage.loops import loop_local
 from jackpots.signage.selectors import signage_snapshot
 
 Key = ScreenContent
@@ -68,7 +69,4 @@ _shares: dict[asyncio.AbstractEventLoop, SnapshotShare] = {}
 
 
 def snapshot_share() -> SnapshotShare:
-    loop = asyncio.get_running_loop()
-    for other in [known for known in _shares if known.is_closed()]:
-        del _shares[other]
-    return _shares.setdefault(loop, SnapshotShare())
+    return loop_local(_shares, SnapshotShare)

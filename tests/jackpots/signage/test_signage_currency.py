@@ -10,32 +10,21 @@ from decimal import Decimal
 
 import pytest
 from channels.db import database_sync_to_async
+from django.test import Client
 from django.utils import timezone
 
 from floor.credentials import screen_token_issue
 from jackpots import publish
-from jackpots.models import Hit
 from jackpots.signage import currency
 from jackpots.tables.models import ExchangeRate
-from slots.models import SlotMachine
 from tests.factories import SignageScreenFactory, VenueFactory
-from tests.jackpots.signage.conftest import SignSetup
+from tests.jackpots.signage.conftest import SOCKET_TESTS, SignSetup, hit_record_and_announce
 from tests.jackpots.signage.test_signage_consumer import level_set, open_sign
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("close_db_in_worker_thread"),
-]
+pytestmark = SOCKET_TESTS
 
 # 1 EUR = 0.94123456 CHF is in force: set an hour ago, after an older rate and before a future one.
 RATE_IN_FORCE = "0.94123456"
-
-
-@pytest.fixture(autouse=True)
-def quiet_signs(settings):
-    settings.SIGNAGE_HEARTBEAT_SECONDS = Decimal("5")
-    settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("5")
-    settings.SIGNAGE_MAX_UPDATES_PER_SECOND = Decimal("4")
 
 
 def rate_add(base: str, quote: str, rate: str, valid_from_seconds: float) -> None:
@@ -69,32 +58,17 @@ async def test_chf_snapshot_shows_francs_at_the_rate_in_force(
     sign = await open_sign(chf_sign)
     snapshot = await sign.receive_json_from(timeout=3)
     jackpot = snapshot["jackpots"][0]
+    api = await database_sync_to_async(Client().get)(f"/api/v1/jackpots/{sign_setup.progressive.id}")
+    api_levels = api.json()["levels"]
+    assert [level["amount_eur"] for level in api_levels] == ["1523.47", "105.00"]
     assert jackpot["currency"] == "EUR"  # the pool's currency, as in the API
     assert jackpot["rate"] == RATE_IN_FORCE
-    # Whole cents of the pool times the rate, rounded down: 152,347 x 0.94123456 = 143,394.26...
+    # The API's fields unchanged, plus francs: whole cents of the pool times the rate, rounded down.
     assert jackpot["levels"] == [
-        {
-            "id": sign_setup.grand.id,
-            "name": "Grand",
-            "amount_eur": "1523.47",
-            "reset_eur": "1000.00",
-            "seq": 7,
-            "last_hit": None,
-            "amount": 143_394,
-            "reset": 94_123,  # 100,000 x 0.94123456 = 94,123.456
-            "currency": "CHF",
-        },
-        {
-            "id": sign_setup.minor.id,
-            "name": "Minor",
-            "amount_eur": "105.00",
-            "reset_eur": "100.00",
-            "seq": 3,
-            "last_hit": None,
-            "amount": 9_882,  # 10,500 x 0.94123456 = 9,882.96...
-            "reset": 9_412,  # 10,000 x 0.94123456 = 9,412.3456
-            "currency": "CHF",
-        },
+        # 152,347 x 0.94123456 = 143,394.26...; 100,000 x 0.94123456 = 94,123.456
+        {**api_levels[0], "amount": 143_394, "reset": 94_123, "currency": "CHF"},
+        # 10,500 x 0.94123456 = 9,882.96...; 10,000 x 0.94123456 = 9,412.3456
+        {**api_levels[1], "amount": 9_882, "reset": 9_412, "currency": "CHF"},
     ]
     await sign.disconnect()
 
@@ -126,15 +100,7 @@ async def test_updates_and_hits_reach_chf_screens_in_francs_and_eur_screens_unch
     def change_and_hit() -> None:
         level_set(grand, 160_000_999, 8)
         publish.levels_changed([grand.id])
-        hit = Hit.objects.create(
-            level=grand,
-            machine=SlotMachine.objects.get(asset_number="NOG-0104"),
-            at=timezone.now(),
-            amount_cents=198_820,
-            level_seq=9,
-            cycle=1,
-        )
-        publish.hit_announced(hit.id)
+        hit_record_and_announce(grand, "NOG-0104", 198_820, 9)
 
     await database_sync_to_async(change_and_hit)()
     eur_frames = {

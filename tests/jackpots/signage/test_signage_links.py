@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -13,20 +12,15 @@ from django.utils import timezone
 from jackpots.models import ProgressiveMachine
 from slots.models import MachineEvent, SlotMachine
 from tests.factories import ProgressiveMachineFactory, SlotMachineFactory
-from tests.jackpots.signage.conftest import SignSetup
+from tests.jackpots.signage.conftest import SOCKET_TESTS, SignSetup, pending_event_add
 from tests.jackpots.signage.test_signage_consumer import link_frame, open_sign
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("close_db_in_worker_thread"),
-]
+pytestmark = SOCKET_TESTS
 
 
 @pytest.fixture(autouse=True)
-def fast_link_checks(settings):
-    settings.SIGNAGE_HEARTBEAT_SECONDS = Decimal("5")
+def fast_link_checks(quiet_signs, settings) -> None:
     settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("0.05")
-    settings.SIGNAGE_MAX_UPDATES_PER_SECOND = Decimal("4")
     settings.LINK_STALE_AFTER_SECONDS = 10
 
 
@@ -92,24 +86,9 @@ async def test_api_and_sign_go_down_on_stale_pending_events_and_up_once_applied(
 ) -> None:
     pid = sign_setup.progressive.id
 
-    def pending_event() -> MachineEvent:
-        at = timezone.now() - timedelta(seconds=11)
-        return MachineEvent.objects.create(
-            machine=SlotMachine.objects.get(asset_number="NOG-0104"),
-            seq=1,
-            type=MachineEvent.Type.GAME,
-            at=at,
-            received_at=at,
-            digest="0" * 40,
-            payload={"wager": 450, "win": 0},
-            wager_cents=450,
-            win_cents=0,
-            pending=True,
-        )
-
     sign = await open_sign(sign_setup)
     await sign.receive_json_from(timeout=3)
-    event = await database_sync_to_async(pending_event)()
+    event = await database_sync_to_async(pending_event_add)("NOG-0104", 11)
     assert await sign.receive_json_from(timeout=3) == link_frame(2, pid, "down")
     assert await api_links(pid) == ("down", "down")
 

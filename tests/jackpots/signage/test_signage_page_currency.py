@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.test import Client
 from django.utils import timezone
-from playwright.sync_api import Page, Route, expect, sync_playwright
+from playwright.sync_api import Locator, Page, Route, expect, sync_playwright
 
 from floor.credentials import screen_token_issue
 from jackpots.signage.currency import ScreenContent
@@ -57,6 +57,19 @@ def page_open(page: Page, html: str, path: str) -> None:
     page.wait_for_function("() => window.__socket && window.__socket.onmessage")
 
 
+def snapshot_shown(
+    page: Page, rendered: tuple[str, str, list[dict]], *, level_id: int, text: str, currency: str
+) -> Locator:
+    """Opens the page, sends it the snapshot and checks what the level's amount reads."""
+    html, path, snapshot = rendered
+    page_open(page, html, path)
+    page.evaluate("jackpots => window.__send({type: 'snapshot', jackpots: jackpots})", snapshot)
+    amount = page.locator(f'.amount[data-level-id="{level_id}"]')
+    expect(amount).to_have_text(text)
+    expect(amount).to_have_attribute("data-currency", currency)
+    return amount
+
+
 def screen_render(setup: SignSetup, currency: str) -> tuple[str, str, list[dict]]:
     path = f"/signage/{setup.screen.slug}/?token={setup.token}"
     html = Client().get(path).content.decode()
@@ -76,19 +89,15 @@ def test_a_chf_screen_renders_francs_and_a_eur_screen_euros(sign_setup: SignSetu
     chf_setup = dataclasses.replace(sign_setup, screen=screen, token=screen_token_issue(screen))
     grand = sign_setup.grand.id
     # Database reads first: Playwright's sync API runs an event loop in this thread.
-    chf_html, chf_path, chf_snapshot = screen_render(chf_setup, "CHF")
-    eur_html, eur_path, eur_snapshot = screen_render(sign_setup, "EUR")
+    chf_screen = screen_render(chf_setup, "CHF")
+    eur_screen = screen_render(sign_setup, "EUR")
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1920, "height": 1080})
-            page_open(page, chf_html, chf_path)
-            page.evaluate("jackpots => window.__send({type: 'snapshot', jackpots: jackpots})", chf_snapshot)
-            amount = page.locator(f'.amount[data-level-id="{grand}"]')
             # 152,347 cents x 0.94123456 = 143,394 centimes, rounded down.
-            expect(amount).to_have_text("CHF 1.433,94")
-            expect(amount).to_have_attribute("data-currency", "CHF")
+            amount = snapshot_shown(page, chf_screen, level_id=grand, text="CHF 1.433,94", currency="CHF")
             page.evaluate(
                 "level => window.__send({type: 'update', levels: [{id: level, amount_eur: '1600.00', seq: 8,"
                 " amount: 150597, currency: 'CHF'}]})",
@@ -105,10 +114,6 @@ def test_a_chf_screen_renders_francs_and_a_eur_screen_euros(sign_setup: SignSetu
             page.screenshot(path=str(ARTIFACTS / "signage-chf-win-1920x1080.png"))
 
             page = browser.new_page(viewport={"width": 1080, "height": 1920})
-            page_open(page, eur_html, eur_path)
-            page.evaluate("jackpots => window.__send({type: 'snapshot', jackpots: jackpots})", eur_snapshot)
-            amount = page.locator(f'.amount[data-level-id="{grand}"]')
-            expect(amount).to_have_text("€ 1.523,47")
-            expect(amount).to_have_attribute("data-currency", "EUR")
+            snapshot_shown(page, eur_screen, level_id=grand, text="€ 1.523,47", currency="EUR")
         finally:
             browser.close()
