@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from jackpots.selectors import progressive_public, progressives_list
+from jackpots.selectors import progressive_links, progressive_public, progressives_list
 
 
 class LastHitSerializer(serializers.Serializer):
@@ -44,7 +44,9 @@ class ErrorSerializer(serializers.Serializer):
 class JackpotListApi(APIView):
     @extend_schema(responses=ProgressivePublicSerializer(many=True), operation_id="jackpots_list")
     def get(self, request: Request) -> Response:
-        data = [progressive_public(p) for p in progressives_list()]
+        progressives = list(progressives_list())
+        links = progressive_links([p.id for p in progressives])
+        data = [progressive_public(p, link=links[p.id]) for p in progressives]
         return Response(ProgressivePublicSerializer(data, many=True).data)
 
 

@@ -21,7 +21,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from jackpots.signage.selectors import hit_frame, level_updates
+from jackpots.signage.selectors import hit_message, level_updates
 
 logger = logging.getLogger(__name__)
 
@@ -83,18 +83,19 @@ def levels_changed(level_ids: list[int]) -> None:
                     "progressive": pid,
                     "batch": batch,
                     "batch_progressives": progressives,
-                    "levels": levels,
+                    "pool_currency": update["pool_currency"],
+                    "levels": update["levels"],
                 },
             )
-            for pid, levels in updates.items()
+            for pid, update in updates.items()
         ]
     )
 
 
 def hit_announced(hit_id: int) -> None:
     """A hit was recorded: screens celebrate it."""
-    found = hit_frame(hit_id)
+    found = hit_message(hit_id)
     if found is None:
         return
-    progressive_id, frame = found
-    _publish([(progressive_group(progressive_id), {"type": "hit.announced", "frame": frame})])
+    progressive_id, message = found
+    _publish([(progressive_group(progressive_id), message)])

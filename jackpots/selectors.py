@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
-from jackpots.models import Hit, Level, Progressive
-from slots.models import MachineEvent
+from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
+from slots.models import MachineEvent, SlotMachine
 
 
 def eur(cents: int) -> str:
@@ -47,15 +47,41 @@ def level_hits_recent(level: Level, count: int = 25) -> QuerySet[Hit]:
     return Hit.objects.filter(level=level).select_related("machine").order_by("-number", "-id")[:count]
 
 
-def progressive_link_up(progressive: Progressive) -> bool:
-    """Down when an event of a member machine has waited longer than LINK_STALE_AFTER_SECONDS."""
-    stale = timezone.now() - timedelta(seconds=settings.LINK_STALE_AFTER_SECONDS)
-    return not MachineEvent.objects.filter(
-        pending=True, received_at__lt=stale, machine__memberships__progressive=progressive
-    ).exists()
+LINK_UP = "up"
+LINK_DOWN = "down"
 
 
-def progressive_public(progressive: Progressive) -> dict:
+def progressive_links(progressive_ids: list[int], *, now: datetime | None = None) -> dict[int, str]:
+    """Link state per progressive (rule 5, NJ 13:69E-1.39B), the one answer the API and the signs give:
+    down when the engine has left one of its pending events unapplied for LINK_STALE_AFTER_SECONDS, or
+    when none of its enabled member machines is in service. Two queries for any number of progressives."""
+    if not progressive_ids:
+        return {}
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.LINK_STALE_AFTER_SECONDS)
+    online = set(
+        ProgressiveMachine.objects.filter(
+            progressive_id__in=progressive_ids,
+            enabled=True,
+            machine__status=SlotMachine.Status.IN_SERVICE,
+        )
+        .values_list("progressive_id", flat=True)
+        .distinct()
+    )
+    stale = set(
+        MachineEvent.objects.filter(
+            pending=True,
+            received_at__lt=cutoff,
+            machine__memberships__progressive_id__in=progressive_ids,
+        )
+        .values_list("machine__memberships__progressive_id", flat=True)
+        .distinct()
+    )
+    return {pid: LINK_UP if pid in online and pid not in stale else LINK_DOWN for pid in progressive_ids}
+
+
+def progressive_public(progressive: Progressive, *, link: str | None = None) -> dict:
+    """``link``: the progressive's state from ``progressive_links`` when the caller read it for several
+    progressives at once; read here otherwise."""
     venues = sorted({member.machine.room.venue.code for member in progressive.members.all()})
     levels = []
     for level in progressive.levels.all():
@@ -82,6 +108,6 @@ def progressive_public(progressive: Progressive) -> dict:
         "kind": progressive.kind,
         "currency": progressive.currency,
         "venues": venues,
-        "link": "up" if progressive_link_up(progressive) else "down",
+        "link": link if link is not None else progressive_links([progressive.id])[progressive.id],
         "levels": levels,
     }

@@ -19,9 +19,10 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.utils import timezone
 
+from jackpots.signage.currency import ScreenContent
 from jackpots.signage.hub import hub_join, hub_leave
 from jackpots.signage.links import link_watcher
-from jackpots.signage.selectors import screen_authenticate, screen_progressive_ids
+from jackpots.signage.selectors import screen_authenticate, screen_content
 from jackpots.signage.snapshots import snapshot_share
 
 CLOSE_UNAUTHORIZED = 4401
@@ -51,7 +52,7 @@ def origin_allowed(scope: dict) -> bool:
 
 class SignageConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
-        self.hub_key: tuple[int, ...] | None = None
+        self.hub_key: ScreenContent | None = None
         self.frames = 0
         self.pending: dict[int, dict] = {}
         self.shown_seq: dict[int, int] = {}
@@ -70,10 +71,10 @@ class SignageConsumer(AsyncWebsocketConsumer):
         if screen is None:
             await self.close(code=CLOSE_UNAUTHORIZED)
             return
-        progressive_ids = await database_sync_to_async(screen_progressive_ids)(screen)
-        # Join (through this process's hub for these progressives) before reading the snapshot: a change
+        content = await database_sync_to_async(screen_content)(screen)
+        # Join (through this process's hub for this content) before reading the snapshot: a change
         # committed in between arrives as an update with a higher seq; anything older is dropped.
-        self.hub_key = tuple(progressive_ids)
+        self.hub_key = content
         await hub_join(self, self.hub_key)
         jackpots = await snapshot_share().get(self.hub_key)
         for jackpot in jackpots:
@@ -81,7 +82,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
             for level in jackpot["levels"]:
                 self.shown_seq[level["id"]] = level["seq"]
         await self.send_frame({"type": "snapshot", "jackpots": jackpots})
-        link_watcher().watch(self, progressive_ids)
+        link_watcher().watch(self, list(content.progressives))
         self.heartbeat_task = asyncio.get_running_loop().create_task(self.heartbeat())
 
     async def disconnect(self, code: int) -> None:

@@ -1,10 +1,11 @@
-"""One hub per screen content (set of progressives) per server process.
+"""One hub per screen content (set of progressives, venue currency) per server process.
 
 Why: with a group membership per sign, every engine batch costs each of 1,000 signs one channel-layer
 message per progressive (decode, dispatch), which the benchmark showed to be the server's main cost.
 The hub joins the progressives' groups once for all the signs of this process that show them, gathers
 the messages of one engine batch (one per progressive) into one, and hands it to its signs with a plain
-call. Each sign then only paces and writes its frame.
+call. Each sign then only paces and writes its frame. A hub for a venue whose currency is not a pool's
+converts that pool's amounts once for all its signs (``jackpots.signage.currency``).
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from jackpots.publish import progressive_group
+from jackpots.signage.currency import ScreenContent, amounts_in, rate_book
+from jackpots.signage.loops import loop_local
 
 logger = logging.getLogger(__name__)
 
-Key = tuple[int, ...]
+Key = ScreenContent
 
 
 class Sign(Protocol):
@@ -44,7 +47,7 @@ class ScreenHub:
     async def start(self) -> None:
         try:
             self.channel = await self.layer.new_channel()
-            for pid in self.key:
+            for pid in self.key.progressives:
                 await self.layer.group_add(progressive_group(pid), self.channel)
             self.task = asyncio.get_running_loop().create_task(self._run())
             self.started.set_result(None)
@@ -58,7 +61,7 @@ class ScreenHub:
         if self.gather_handle is not None:
             self.gather_handle.cancel()
         if self.channel is not None:
-            for pid in self.key:
+            for pid in self.key.progressives:
                 await self.layer.group_discard(progressive_group(pid), self.channel)
 
     async def _run(self) -> None:
@@ -66,21 +69,46 @@ class ScreenHub:
             message = await self.layer.receive(self.channel)
             try:
                 if message["type"] == "levels.changed":
-                    self._levels(message)
+                    extra = {
+                        level["id"]: await self._extra(message, amount=level["cents"])
+                        for level in message["levels"]
+                        if "cents" in level
+                    }
+                    self._levels(message, extra)
                 elif message["type"] == "hit.announced":
+                    frame = {
+                        **message["frame"],
+                        **await self._extra(message, **message.get("cents", {})),
+                    }
                     for sign in list(self.signs):
-                        sign.hit_received(message["frame"])
+                        sign.hit_received(frame)
             except Exception:
                 logger.exception("Signage hub could not handle %s", message.get("type"))
 
-    def _levels(self, message: dict) -> None:
-        for level in message["levels"]:
+    async def _extra(self, message: dict, **pool_cents: int) -> dict:
+        """What a frame adds for this hub's currency: nothing when it is the pool's (EUR on EUR)."""
+        pool_currency = message.get("pool_currency", self.key.currency)
+        if pool_currency == self.key.currency:
+            return {}
+        rate = await rate_book().rate(pool_currency, self.key.currency)
+        return amounts_in(self.key.currency, pool_currency, rate, **pool_cents)
+
+    def _levels(self, message: dict, extra: dict[int, dict]) -> None:
+        for published in message["levels"]:
+            level = {
+                "id": published["id"],
+                "amount_eur": published["amount_eur"],
+                "seq": published["seq"],
+                **extra.get(published["id"], {}),
+            }
             known = self.pending.get(level["id"])
             if known is None or level["seq"] > known["seq"]:
                 self.pending[level["id"]] = level
         # The batch is complete here when the messages of all our progressives in it have come.
         batch = message.get("batch")
-        waiting = self.batches.setdefault(batch, set(message.get("batch_progressives", ())) & set(self.key))
+        waiting = self.batches.setdefault(
+            batch, set(message.get("batch_progressives", ())) & set(self.key.progressives)
+        )
         waiting.discard(message["progressive"])
         if not waiting:
             del self.batches[batch]
@@ -107,10 +135,7 @@ _hubs: dict[asyncio.AbstractEventLoop, dict[Key, ScreenHub]] = {}
 
 
 def _loop_hubs() -> dict[Key, ScreenHub]:
-    loop = asyncio.get_running_loop()
-    for other in [known for known in _hubs if known.is_closed()]:
-        del _hubs[other]
-    return _hubs.setdefault(loop, {})
+    return loop_local(_hubs, dict)
 
 
 async def hub_join(sign: Sign, key: Key) -> None:

@@ -13,7 +13,8 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from jackpots.signage.selectors import progressive_links
+from jackpots.selectors import progressive_links
+from jackpots.signage.loops import loop_local
 
 logger = logging.getLogger(__name__)
 
@@ -65,9 +66,4 @@ _watchers: dict[asyncio.AbstractEventLoop, LinkWatcher] = {}
 
 
 def link_watcher() -> LinkWatcher:
-    loop = asyncio.get_running_loop()
-    for other in [known for known in _watchers if known.is_closed()]:
-        del _watchers[other]
-    if loop not in _watchers:
-        _watchers[loop] = LinkWatcher()
-    return _watchers[loop]
+    return loop_local(_watchers, LinkWatcher)

@@ -1,21 +1,15 @@
-"""Reads for the signs: the screen, its jackpots in the shape of GET /api/v1/jackpots, link states."""
+"""Reads for the signs: the screen, its jackpots in the shape of GET /api/v1/jackpots, what the engine
+publishes."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from datetime import datetime, timedelta
-
-from django.conf import settings
 from django.utils import timezone
 
 from floor.credentials import screen_token_matches
 from floor.models import SignageScreen
-from jackpots.models import Hit, Level, ProgressiveMachine
-from jackpots.selectors import eur, eur_from_mc, progressive_public, progressives_list
-from slots.models import MachineEvent, SlotMachine
-
-LINK_UP = "up"
-LINK_DOWN = "down"
+from jackpots.models import Hit, Level
+from jackpots.selectors import eur, eur_from_mc, progressive_links, progressive_public, progressives_list
+from jackpots.signage.currency import ScreenContent, amounts_in, display_rate
 
 
 def screen_authenticate(slug: str, token: str) -> SignageScreen | None:
@@ -26,69 +20,73 @@ def screen_authenticate(slug: str, token: str) -> SignageScreen | None:
     return screen
 
 
-def screen_progressive_ids(screen: SignageScreen) -> list[int]:
-    return sorted(screen.progressives.values_list("id", flat=True))
-
-
-def progressive_links(progressive_ids: list[int], *, now: datetime | None = None) -> dict[int, str]:
-    """Link state per progressive (rule 5, NJ 13:69E-1.39B): down when the engine has left one of its
-    pending events unapplied for LINK_STALE_AFTER_SECONDS, or when none of its member machines is online."""
-    if not progressive_ids:
-        return {}
-    cutoff = (now or timezone.now()) - timedelta(seconds=settings.LINK_STALE_AFTER_SECONDS)
-    online = set(
-        ProgressiveMachine.objects.filter(
-            progressive_id__in=progressive_ids,
-            enabled=True,
-            machine__status=SlotMachine.Status.IN_SERVICE,
-        )
-        .values_list("progressive_id", flat=True)
-        .distinct()
+def screen_content(screen: SignageScreen) -> ScreenContent:
+    """The screen's progressives and the currency its venue shows amounts in."""
+    return ScreenContent(
+        tuple(sorted(screen.progressives.values_list("id", flat=True))), screen.venue.currency
     )
-    stale = set(
-        MachineEvent.objects.filter(
-            pending=True,
-            received_at__lt=cutoff,
-            machine__memberships__progressive_id__in=progressive_ids,
-        )
-        .values_list("machine__memberships__progressive_id", flat=True)
-        .distinct()
-    )
-    return {pid: LINK_UP if pid in online and pid not in stale else LINK_DOWN for pid in progressive_ids}
 
 
-def signage_snapshot(progressive_ids: list[int]) -> list[dict]:
-    """The screen's progressives as GET /api/v1/jackpots shows them, with the sign's link state (which
-    also goes down when no member machine is online)."""
-    links = progressive_links(progressive_ids)
-    progressives = progressives_list().filter(id__in=progressive_ids).order_by("name", "id")
-    return [
-        {**progressive_public(progressive), "link": links[progressive.id]} for progressive in progressives
-    ]
+def signage_snapshot(content: ScreenContent) -> list[dict]:
+    """The screen's progressives as GET /api/v1/jackpots shows them, link state included, and the
+    amounts in the venue's currency where it is not the pool's (see ``jackpots.signage.currency``)."""
+    links = progressive_links(list(content.progressives))
+    progressives = progressives_list().filter(id__in=content.progressives).order_by("name", "id")
+    now = timezone.now()
+    jackpots = []
+    for progressive in progressives:
+        shown = progressive_public(progressive, link=links[progressive.id])
+        if progressive.currency != content.currency:
+            rate = display_rate(progressive.currency, content.currency, now)
+            if rate is not None:
+                shown["rate"] = str(rate)
+            for level, level_shown in zip(progressive.levels.all(), shown["levels"], strict=True):
+                level_shown.update(
+                    amounts_in(
+                        content.currency,
+                        progressive.currency,
+                        rate,
+                        amount=level.current_mc // 1000,
+                        reset=level.reset_mc // 1000,
+                    )
+                )
+        jackpots.append(shown)
+    return jackpots
 
 
-def level_updates(level_ids: list[int]) -> dict[int, list[dict]]:
-    """The current amount and value sequence of each level, per progressive, for an update frame."""
-    updates: dict[int, list[dict]] = defaultdict(list)
-    for pid, level_id, current_mc, seq in (
+def level_updates(level_ids: list[int]) -> dict[int, dict]:
+    """Per progressive: its currency and the current amount and value sequence of each changed level,
+    with the amount in whole cents of the pool (``cents``) for screens in another currency."""
+    updates: dict[int, dict] = {}
+    for pid, currency, level_id, current_mc, seq in (
         Level.objects.filter(id__in=level_ids)
         .order_by("id")
-        .values_list("progressive_id", "id", "current_mc", "seq")
+        .values_list("progressive_id", "progressive__currency", "id", "current_mc", "seq")
     ):
-        updates[pid].append({"id": level_id, "amount_eur": eur_from_mc(current_mc), "seq": seq})
-    return dict(updates)
+        progressive = updates.setdefault(pid, {"pool_currency": currency, "levels": []})
+        progressive["levels"].append(
+            {"id": level_id, "amount_eur": eur_from_mc(current_mc), "seq": seq, "cents": current_mc // 1000}
+        )
+    return updates
 
 
-def hit_frame(hit_id: int) -> tuple[int, dict] | None:
-    """The progressive a hit belongs to and the sign's hit message for it."""
-    hit = Hit.objects.filter(id=hit_id).select_related("level", "machine").first()
+def hit_message(hit_id: int) -> tuple[int, dict] | None:
+    """The progressive a hit belongs to and the message for its signs: the frame, and the amounts in
+    cents of the pool's currency for screens in another currency."""
+    hit = Hit.objects.filter(id=hit_id).select_related("level__progressive", "machine").first()
     if hit is None:
         return None
-    return hit.level.progressive_id, {
+    frame = {
         "type": "hit",
         "level": hit.level_id,
         "amount_eur": eur(hit.amount_cents),
         "machine": hit.machine.asset_number if hit.machine else None,
         "reset_eur": eur_from_mc(hit.level.reset_mc),
         "seq": hit.level_seq,
+    }
+    return hit.level.progressive_id, {
+        "type": "hit.announced",
+        "frame": frame,
+        "pool_currency": hit.level.progressive.currency,
+        "cents": {"amount": hit.amount_cents, "reset": hit.level.reset_mc // 1000},
     }

@@ -9,15 +9,32 @@ from __future__ import annotations
 import asyncio
 
 from channels.db import database_sync_to_async
+from rest_framework import serializers
 
-from jackpots.apis import ProgressivePublicSerializer
+from jackpots.apis import LevelPublicSerializer, ProgressivePublicSerializer
+from jackpots.signage.currency import ScreenContent
+from jackpots.signage.loops import loop_local
 from jackpots.signage.selectors import signage_snapshot
 
-Key = tuple[int, ...]
+Key = ScreenContent
+
+
+class SignageLevelSerializer(LevelPublicSerializer):
+    """A level as the API shows it and, on a screen whose venue's currency is not the pool's, the
+    amounts in minor units of ``currency`` (absent otherwise)."""
+
+    amount = serializers.IntegerField(required=False)
+    reset = serializers.IntegerField(required=False)
+    currency = serializers.CharField(required=False)
+
+
+class SignageProgressiveSerializer(ProgressivePublicSerializer):
+    rate = serializers.CharField(required=False, help_text="Venue currency per pool unit, when converted.")
+    levels = SignageLevelSerializer(many=True)
 
 
 def _snapshot_read(key: Key) -> list[dict]:
-    return ProgressivePublicSerializer(signage_snapshot(list(key)), many=True).data
+    return SignageProgressiveSerializer(signage_snapshot(key), many=True).data
 
 
 class SnapshotShare:
@@ -52,7 +69,4 @@ _shares: dict[asyncio.AbstractEventLoop, SnapshotShare] = {}
 
 
 def snapshot_share() -> SnapshotShare:
-    loop = asyncio.get_running_loop()
-    for other in [known for known in _shares if known.is_closed()]:
-        del _shares[other]
-    return _shares.setdefault(loop, SnapshotShare())
+    return loop_local(_shares, SnapshotShare)

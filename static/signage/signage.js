@@ -1,6 +1,8 @@
 /* Progressivo sign. Speaks the websocket protocol of API.md "Signage".
    Money is integer cents throughout: amounts arrive as "1523.47" strings, are parsed into whole cents,
-   counted up in whole cents and formatted from whole cents. No floating-point money. */
+   counted up in whole cents and formatted from whole cents. No floating-point money.
+   A screen in a venue whose currency is not the pool's gets each amount as `amount` (integer minor
+   units) with its `currency` as well: the sign shows that one. */
 (function () {
   "use strict";
 
@@ -22,6 +24,7 @@
   var attempt = 0;
   var lastFrameAt = 0;
   var offlineSince = null;
+  var SYMBOLS = { EUR: "€", CHF: "CHF", USD: "$", GBP: "£" };
 
   function parseCents(eur) {
     var text = String(eur);
@@ -32,13 +35,23 @@
     return negative ? -cents : cents;
   }
 
-  function formatEuro(cents) {
+  // The amount a frame carries for this screen: in the venue's currency when the server converted it,
+  // else the API's `amount_eur` string in the pool's currency.
+  function money(item, field, poolCurrency) {
+    if (item.currency !== undefined && item[field] !== undefined) {
+      return { cents: item[field], currency: item.currency };
+    }
+    return { cents: parseCents(item[field + "_eur"]), currency: poolCurrency };
+  }
+
+  function formatMoney(cents, currency) {
     var negative = cents < 0;
     var abs = negative ? -cents : cents;
     var rest = abs % 100;
     var whole = String((abs - rest) / 100);
     var grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ".");
-    return (negative ? "-" : "") + "€ " + grouped + "," + (rest < 10 ? "0" : "") + rest;
+    var symbol = SYMBOLS[currency] || currency;
+    return (negative ? "-" : "") + symbol + " " + grouped + "," + (rest < 10 ? "0" : "") + rest;
   }
 
   function el(tag, cls, text) {
@@ -57,7 +70,7 @@
     var mostLevels = 1;
     var longest = 8;
     jackpots.forEach(function (j) { mostLevels = Math.max(mostLevels, j.levelCount); });
-    levels.forEach(function (level) { longest = Math.max(longest, formatEuro(level.target).length + 1); });
+    levels.forEach(function (level) { longest = Math.max(longest, formatMoney(level.target, level.currency).length + 1); });
     listEl.style.setProperty("--columns", columns);
     var vmin = Math.min(window.innerWidth, window.innerHeight) / 100;
     var gap = 2.5 * vmin;
@@ -85,12 +98,15 @@
         row.appendChild(amount);
         row.appendChild(el("span", "warning", "Collegamento interrotto · Link down"));
         card.appendChild(row);
-        var cents = parseCents(level.amount_eur);
+        var shown = money(level, "amount", jackpot.currency);
+        var cents = shown.cents;
         levels.set(level.id, {
-          seq: level.seq, from: cents, shown: cents, target: cents, start: 0, el: amount, progressive: jackpot.id
+          seq: level.seq, from: cents, shown: cents, target: cents, start: 0, el: amount, progressive: jackpot.id,
+          currency: shown.currency, poolCurrency: jackpot.currency
         });
         amount.dataset.amountEur = level.amount_eur;
-        amount.textContent = formatEuro(cents);
+        amount.dataset.currency = shown.currency;
+        amount.textContent = formatMoney(cents, shown.currency);
       });
       listEl.appendChild(card);
       jackpots.set(jackpot.id, { el: card, link: jackpot.link, levelCount: jackpot.levels.length });
@@ -103,12 +119,15 @@
     var level = levels.get(update.id);
     if (!level || update.seq <= level.seq) return;  // a screen ignores a seq lower than one it has shown
     level.seq = update.seq;
-    var cents = parseCents(update.amount_eur);
+    var received = money(update, "amount", level.poolCurrency);
+    var cents = received.cents;
     level.el.dataset.amountEur = update.amount_eur;
-    if (cents < level.shown) {
-      // A win or a correction: the new amount is shown at once, never counted down.
+    if (cents < level.shown || received.currency !== level.currency) {
+      // A win, a correction or a change of currency: the new amount is shown at once, never counted down.
+      level.currency = received.currency;
+      level.el.dataset.currency = level.currency;
       level.from = level.shown = level.target = cents;
-      level.el.textContent = formatEuro(cents);
+      level.el.textContent = formatMoney(cents, level.currency);
       return;
     }
     level.from = level.shown;
@@ -125,7 +144,7 @@
       if (next > level.target) next = level.target;
       if (next !== level.shown) {
         level.shown = next;
-        level.el.textContent = formatEuro(next);
+        level.el.textContent = formatMoney(next, level.currency);
       }
     });
     window.requestAnimationFrame(tick);
@@ -155,7 +174,8 @@
     var levelName = level ? level.el.parentNode.querySelector(".level-name").textContent : "";
     var jackpotName = jackpot ? jackpot.el.querySelector(".jackpot-name").textContent : "";
     document.getElementById("win-level").textContent = [jackpotName, levelName].filter(Boolean).join(" · ");
-    document.getElementById("win-amount").textContent = formatEuro(parseCents(hit.amount_eur));
+    var won = money(hit, "amount", level ? level.poolCurrency : "EUR");
+    document.getElementById("win-amount").textContent = formatMoney(won.cents, won.currency);
     document.getElementById("win-machine").textContent = hit.machine || "";
     box.hidden = false;
     winTimer = window.setTimeout(showNextWin, WIN_MS);

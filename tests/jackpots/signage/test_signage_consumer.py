@@ -16,21 +16,18 @@ from django.utils import timezone
 from config.asgi import application
 from floor.credentials import screen_token_revoke
 from jackpots import publish
-from jackpots.models import Hit, Level
+from jackpots.models import Level
+from jackpots.signage.currency import ScreenContent
 from slots.models import MachineEvent, SlotMachine
-from tests.jackpots.signage.conftest import ORIGIN, SignSetup
+from tests.jackpots.signage.conftest import (
+    ORIGIN,
+    SOCKET_TESTS,
+    SignSetup,
+    hit_record_and_announce,
+    pending_event_add,
+)
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("close_db_in_worker_thread"),
-]
-
-
-@pytest.fixture(autouse=True)
-def quiet_signs(settings):
-    settings.SIGNAGE_HEARTBEAT_SECONDS = Decimal("5")
-    settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("5")
-    settings.SIGNAGE_MAX_UPDATES_PER_SECOND = Decimal("4")
+pytestmark = SOCKET_TESTS
 
 
 async def open_sign(setup: SignSetup, *, path: str | None = None, headers=None) -> WebsocketCommunicator:
@@ -232,19 +229,7 @@ async def test_hit_is_announced_with_machine_and_amount(sign_setup: SignSetup) -
     sign = await open_sign(sign_setup)
     await sign.receive_json_from(timeout=3)
 
-    def record_hit() -> int:
-        hit = Hit.objects.create(
-            level=sign_setup.grand,
-            machine=SlotMachine.objects.get(asset_number="NOG-0104"),
-            at=timezone.now(),
-            amount_cents=198_820,
-            level_seq=8,
-            cycle=1,
-        )
-        publish.hit_announced(hit.id)
-        return hit.id
-
-    await database_sync_to_async(record_hit)()
+    await database_sync_to_async(hit_record_and_announce)(sign_setup.grand, "NOG-0104", 198_820, 8)
     assert await sign.receive_json_from(timeout=3) == {
         "type": "hit",
         "n": 2,
@@ -280,22 +265,7 @@ async def test_link_goes_down_when_pending_events_wait_too_long(sign_setup: Sign
     settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("0.05")
     settings.LINK_STALE_AFTER_SECONDS = 10
 
-    def pending_event(age_seconds: int) -> MachineEvent:
-        now = timezone.now()
-        return MachineEvent.objects.create(
-            machine=SlotMachine.objects.get(asset_number="NOG-0104"),
-            seq=1,
-            type=MachineEvent.Type.GAME,
-            at=now - timedelta(seconds=age_seconds),
-            received_at=now - timedelta(seconds=age_seconds),
-            digest="0" * 40,
-            payload={"wager": 450, "win": 0},
-            wager_cents=450,
-            win_cents=0,
-            pending=True,
-        )
-
-    event = await database_sync_to_async(pending_event)(9)
+    event = await database_sync_to_async(pending_event_add)("NOG-0104", 9)
     sign = await open_sign(sign_setup)
     snapshot = await sign.receive_json_from(timeout=3)
     assert snapshot["jackpots"][0]["link"] == "up"  # waiting 9 s is still within the 10 s allowed
@@ -343,7 +313,7 @@ async def test_signs_connecting_together_share_snapshot_reads(sign_setup: SignSe
     assert {frame["jackpots"][0]["levels"][0]["amount_eur"] for frame in snapshots_received} == {"1523.47"}
     # One read running and at most one waiting: eight signs need far fewer than eight reads.
     assert 1 <= len(reads) <= 3
-    assert {key for key, _, _ in reads} == {(sign_setup.progressive.id,)}
+    assert {key for key, _, _ in reads} == {ScreenContent((sign_setup.progressive.id,), "EUR")}
     assert all(later[1] >= earlier[2] for earlier, later in itertools.pairwise(reads))
     for sign in signs:
         await sign.disconnect()
