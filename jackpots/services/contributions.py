@@ -231,13 +231,14 @@ def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], 
         event_id, machine_id, kind, wager, is_max_bet = row[:5]
         machine_feeds = feeds.get(machine_id, ())
         if kind == JACKPOT:
-            named = [feed for feed in machine_feeds if feed[0] == row[5] and not feed[4]]
+            # A disabled member or a machine out of service is out of the progressive (rule 5): no hit.
+            named = [feed for feed in machine_feeds if feed[0] == row[5] and feed[3] and not feed[4]]
             if named:
                 hit(row[5], row, HitKind.MACHINE)
             else:
                 logger.warning(
                     "jackpot event %s of machine %s names level %s, which it cannot hit (not a member,"
-                    " stopped or a mystery level): recorded, not paid",
+                    " disabled, out of service, stopped or a mystery level): recorded, not paid",
                     event_id,
                     machine_id,
                     row[5],

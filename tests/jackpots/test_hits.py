@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from jackpots.audit import jackpots_audit
-from jackpots.models import Hit, LevelChange
+from jackpots.models import Hit, LevelChange, ProgressiveMachine
 from jackpots.services import (
     AwardMode,
     EngineError,
@@ -284,6 +284,18 @@ def test_a_jackpot_event_for_a_level_the_machine_cannot_hit_is_logged_not_paid(l
     assert f"jackpot event {event.id} of machine {stranger.id} names level {level.id}" in caplog.text
     level.refresh_from_db()
     assert (level.current_mc, level.hits) == (100_000_000, 0)
+
+
+def test_a_disabled_member_cannot_win_a_machine_triggered_level(linked, caplog):
+    _, machines, level = linked
+    ProgressiveMachine.objects.filter(machine=machines[0]).update(enabled=False)
+    event = JackpotEventFactory(machine=machines[0], level_id=level.id, amount_cents=50_000)
+    assert contributions_apply() == 1
+    assert Hit.objects.filter(level=level).count() == 0
+    assert f"jackpot event {event.id} of machine {machines[0].id} names level {level.id}" in caplog.text
+    level.refresh_from_db()
+    assert (level.current_mc, level.hits) == (100_000_000, 0)
+    assert jackpots_audit()[1] == []
 
 
 def test_staged_changes_take_effect_when_a_table_award_resets_the_level(linked, people):
