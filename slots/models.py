@@ -166,6 +166,10 @@ class PendingEvent(models.Model):
 
     event_id = models.BigIntegerField(primary_key=True)
 
+    class Meta:
+        # The engine's own bookkeeping: no role may add, change or delete a queued id (that skips an event).
+        default_permissions = ()
+
     def __str__(self) -> str:
         return f"pending event {self.event_id}"
 

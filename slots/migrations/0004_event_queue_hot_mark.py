@@ -50,6 +50,7 @@ class Migration(migrations.Migration):
             fields=[
                 ("event_id", models.BigIntegerField(primary_key=True, serialize=False)),
             ],
+            options={"default_permissions": ()},
         ),
         migrations.RunPython(_trigger_create, _trigger_drop),
         migrations.RemoveIndex(
