@@ -12,7 +12,7 @@ COPY requirements.txt .
 RUN pip install -r requirements.txt
 
 COPY . .
-# Static files are collected at build time (whitenoise serves them); the values below exist only so the
+# Static files are collected at build time (servestatic serves them); the values below exist only so the
 # settings load during the build, they are not used at run time.
 RUN SECRET_KEY=build-time-only-secret-key-not-used-at-run-time ALLOWED_HOSTS=build DATABASE_URL= REDIS_URL= \
     python manage.py collectstatic --no-input -v0 \

@@ -144,14 +144,34 @@ class MachineEvent(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["machine", "seq"], name="event_unique_machine_seq")]
+        # No index mentions ``pending``: clearing it then leaves every index alone and PostgreSQL updates the
+        # row in place (HOT). The engine finds pending events through PendingEvent instead.
         indexes = [
-            models.Index(fields=["id"], condition=models.Q(pending=True), name="event_pending"),
             models.Index(fields=["machine", "at"], name="event_machine_at"),
             models.Index(fields=["at"], name="event_at"),
         ]
 
     def __str__(self) -> str:
         return f"{self.machine_id}#{self.seq} {self.get_type_display()}"
+
+
+class PendingEvent(models.Model):
+    """The ids of pending events: the engine's queue (PostgreSQL).
+
+    A statement trigger of the events table adds every event inserted with ``pending`` in the same
+    statement; the engine deletes the ids it claims (SKIP LOCKED) in the transaction that marks their events
+    applied. One narrow primary-key index: claiming touches nothing of the events table's indexes.
+    On SQLite the table stays empty and the engine reads ``MachineEvent.pending``.
+    """
+
+    event_id = models.BigIntegerField(primary_key=True)
+
+    class Meta:
+        # The engine's own bookkeeping: no role may add, change or delete a queued id (that skips an event).
+        default_permissions = ()
+
+    def __str__(self) -> str:
+        return f"pending event {self.event_id}"
 
 
 class MachineMeter(models.Model):

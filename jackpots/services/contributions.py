@@ -42,14 +42,20 @@ JACKPOT = MachineEvent.Type.JACKPOT
 # Enough batches per call to drain a burst; beat calls again every second anyway.
 MAX_BATCHES_PER_CALL = 200
 
-# ``id = ANY(ARRAY(...))`` makes the planner fetch the claimed rows by primary key; ``id IN (...)`` lets it
-# hash-join against a sequential scan of the whole events table, which grows without bound.
+# The claim takes ids from the queue (slots.PendingEvent, SKIP LOCKED) and marks their events in the same
+# statement. No index of the events table mentions ``pending``, so the mark is an in-place (HOT) update
+# where the page has room. ``= ANY(ARRAY(...))`` makes the planner fetch the rows by primary key instead of
+# hash-joining a sequential scan. ``AND e.pending`` drops a queued id whose event was cleared otherwise.
 _CLAIM_SQL = """
-UPDATE slots_machineevent SET pending = false, applied_at = %s
-WHERE id = ANY(ARRAY(
-    SELECT id FROM slots_machineevent WHERE pending ORDER BY id LIMIT %s FOR UPDATE SKIP LOCKED
-))
-RETURNING id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents
+WITH claimed AS (
+    DELETE FROM slots_pendingevent WHERE event_id = ANY(ARRAY(
+        SELECT event_id FROM slots_pendingevent ORDER BY event_id LIMIT %s FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING event_id
+)
+UPDATE slots_machineevent e SET pending = false, applied_at = %s
+WHERE e.id = ANY(ARRAY(SELECT event_id FROM claimed)) AND e.pending
+RETURNING e.id, e.machine_id, e.type, e.wager_cents, e.is_max_bet, e.level_id, e.amount_cents
 """
 _COLUMNS = ["id", "machine_id", "type", "wager_cents", "is_max_bet", "level_id", "amount_cents"]
 # An event row, as claimed: (id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents).
@@ -94,7 +100,7 @@ def _batch_open() -> ContributionBatch:
 def _claim(size: int, at: dt.datetime) -> list[Row]:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(_CLAIM_SQL, [at, size])
+            cursor.execute(_CLAIM_SQL, [size, at])
             rows = cursor.fetchall()
         rows.sort()
         return rows
