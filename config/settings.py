@@ -50,7 +50,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
-    "django_filters",
     "import_export",
     "channels",
     "floor.apps.FloorConfig",
