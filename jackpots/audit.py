@@ -9,6 +9,9 @@ For each level it checks that
 - the level's current, reserve, overflow, wagered, total won and carry equal the ledger's replay, and the
   amount is not below the reset value;
 - each award row takes out exactly what its hits were paid;
+- each batch's contribution row is split over its machines exactly as the largest-remainder allocation of
+  the row over the raw events' wagers per machine gives (``machine_split``), and each void's correction of
+  contributions over the machines' wagers since its hit;
 and, for all events, that every applied event belongs to a batch and every batch's count matches.
 Discrepancies never print a mystery trigger.
 """
@@ -16,14 +19,16 @@ Discrepancies never print a mystery trigger.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection
 
-from jackpots.models import Hit, LedgerEntry, Level
+from jackpots.models import Hit, LedgerEntry, Level, MachineContribution
 from jackpots.services import core
 from jackpots.services.levels import snapshot_state
+from jackpots.services.machine_split import Part, contribution_parts, void_parts
 from slots.models import MachineEvent
 
 
@@ -64,6 +69,34 @@ def _recount(level: Level) -> dict[int, list[tuple[int, int, int]]]:
     return by_entry
 
 
+def _splits(level: Level) -> dict[int, list[Part]]:
+    rows = MachineContribution.objects.filter(level=level).order_by("entry_id", "machine_id")
+    by_entry: dict[int, list[Part]] = defaultdict(list)
+    for entry_id, *part in rows.values_list(
+        "entry_id",
+        "machine_id",
+        "wagered_cents",
+        "current_mc",
+        "reserve_mc",
+        "overflow_mc",
+        "contributed_mc",
+    ):
+        by_entry[entry_id].append(tuple(part))
+    return by_entry
+
+
+def _split_audit(
+    entry: LedgerEntry, stored: list[Part], expected: list[Part], bad: Callable[[str], None]
+) -> None:
+    if stored == expected:
+        return
+    sums = [sum(part[i] for part in stored) for i in range(1, 6)]
+    bad(
+        f"ledger row {entry.id}: its {len(stored)} machine rows (wagered, current, reserve, overflow, "
+        f"contributed: {sums}) are not the allocation of the row over {len(expected)} machines"
+    )
+
+
 def level_audit(level: Level) -> list[Discrepancy]:
     found: list[Discrepancy] = []
 
@@ -71,6 +104,9 @@ def level_audit(level: Level) -> list[Discrepancy]:
         found.append(Discrepancy(level.id, what))
 
     recount = _recount(level)
+    splits = _splits(level)
+    # Machines' eligible wagers per contribution row in ledger order, for the voids' split.
+    machine_wagers: list[tuple[int, dict[int, int]]] = []
     hits = {hit.id: hit for hit in Hit.objects.filter(level=level)}
     current = reserve = overflow = wagered = awarded = 0
     carry_w = carry_a = carry_r = 0
@@ -88,6 +124,9 @@ def level_audit(level: Level) -> list[Discrepancy]:
                         f"ledger row {entry.id} sums {entry.event_count} events / "
                         f"{entry.wagered_cents} cents, the raw events give {count} / {total}"
                     )
+                wagers = {machine_id: cents for machine_id, _, cents in rows}
+                _split_audit(entry, splits.get(entry.id, []), contribution_parts(entry, wagers), bad)
+                machine_wagers.append((entry.id, wagers))
             carry_w += entry.wagered_cents
             added = core.share_mc(carry_w, Decimal(entry.rate)) - carry_a
             reserved = core.share_mc(carry_w, Decimal(entry.reserve_rate)) - carry_r
@@ -105,6 +144,14 @@ def level_audit(level: Level) -> list[Discrepancy]:
             carry_w = carry_a = carry_r = 0
         if entry.kind == LedgerEntry.Kind.VOID and entry.hit_id in hits:
             # The void replays the wagers since the hit onto the level as it was before it.
+            award_rows = hits[entry.hit_id].ledger.exclude(kind=LedgerEntry.Kind.VOID)
+            since = max((e.id for e in award_rows), default=0)
+            wagers_since: dict[int, int] = defaultdict(int)
+            for entry_id, wagers in machine_wagers:
+                if entry_id > since:
+                    for machine_id, cents in wagers.items():
+                        wagers_since[machine_id] += cents
+            _split_audit(entry, splits.get(entry.id, []), void_parts(entry, wagers_since), bad)
             before = snapshot_state(hits[entry.hit_id].before)
             carry_w = before.carry_wagered_cents + wagered - before.wagered_cents
             carry_a = core.share_mc(carry_w, Decimal(entry.rate))

@@ -254,6 +254,46 @@ class LedgerEntry(AppendOnlyModel):
         return f"{self.level_id} {self.kind} #{self.pk}"
 
 
+class MachineContribution(AppendOnlyModel):
+    """One machine's part of a ledger row's contributions (the reports' per-machine contributions).
+
+    A batch's contribution row of a level is split over the machines whose eligible wagers it sums; the
+    rows of one ledger row add up to it EXACTLY (wagered, current, reserve, overflow, contributed). Each
+    meter delta is allocated by largest remainder over the machines' wagers: every machine gets
+    floor(delta x its wagers / all wagers), the millicents left go one each to the largest remainders,
+    ties to the lower machine id. A void's compensating row is split the same way over the machines'
+    wagers since the hit, in ``contributed_mc`` only (its meter deltas also move the award back)."""
+
+    entry = models.ForeignKey(LedgerEntry, on_delete=models.PROTECT, related_name="machine_split")
+    # No index of their own: the hot path writes these rows; the (level, entry) and ``at`` indexes
+    # serve the reads.
+    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="+", db_index=False)
+    machine = models.ForeignKey(
+        "slots.SlotMachine", on_delete=models.PROTECT, related_name="+", db_index=False
+    )
+    at = models.DateTimeField(_("at"), help_text=_("The ledger row's time (when the batch was applied)."))
+    wagered_cents = models.BigIntegerField(_("eligible wagered (cents)"), default=0)
+    current_mc = models.BigIntegerField(default=0)
+    reserve_mc = models.BigIntegerField(default=0)
+    overflow_mc = models.BigIntegerField(default=0)
+    contributed_mc = models.BigIntegerField(_("contributions (millicents)"), default=0)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "machine"], name="machine_contribution_unique")
+        ]
+        indexes = [
+            models.Index(fields=["at"], name="machine_contribution_at"),
+            models.Index(fields=["level", "entry"], name="machine_contribution_level"),
+        ]
+        verbose_name = _("machine contribution")
+        verbose_name_plural = _("machine contributions")
+
+    def __str__(self) -> str:
+        return f"{self.entry_id} / {self.machine_id}"
+
+
 class LevelChange(models.Model):
     """The parameter-change log (NJ 13:69E-1.39C): who, when, old, new, why; staged or applied.
 
