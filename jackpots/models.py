@@ -264,9 +264,11 @@ class MachineContribution(AppendOnlyModel):
     ties to the lower machine id. A void's compensating row is split the same way over the machines'
     wagers since the hit, in ``contributed_mc`` only (its meter deltas also move the award back)."""
 
-    entry = models.ForeignKey(LedgerEntry, on_delete=models.PROTECT, related_name="machine_split")
-    # No index of their own: the hot path writes these rows; the (level, entry) and ``at`` indexes
-    # serve the reads.
+    # No index of their own: the hot path writes these rows, so they carry only two indexes, the unique
+    # (level, entry, machine) for the audit and the voids, and ``at`` for the reports.
+    entry = models.ForeignKey(
+        LedgerEntry, on_delete=models.PROTECT, related_name="machine_split", db_index=False
+    )
     level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="+", db_index=False)
     machine = models.ForeignKey(
         "slots.SlotMachine", on_delete=models.PROTECT, related_name="+", db_index=False
@@ -281,12 +283,9 @@ class MachineContribution(AppendOnlyModel):
     class Meta:
         ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["entry", "machine"], name="machine_contribution_unique")
+            models.UniqueConstraint(fields=["level", "entry", "machine"], name="machine_contribution_unique")
         ]
-        indexes = [
-            models.Index(fields=["at"], name="machine_contribution_at"),
-            models.Index(fields=["level", "entry"], name="machine_contribution_level"),
-        ]
+        indexes = [models.Index(fields=["at"], name="machine_contribution_at")]
         verbose_name = _("machine contribution")
         verbose_name_plural = _("machine contributions")
 
