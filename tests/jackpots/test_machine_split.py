@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,7 @@ from jackpots.audit import jackpots_audit
 from jackpots.models import LedgerEntry, MachineContribution, ProgressiveMachine
 from jackpots.services import contributions_apply, core, hit_void, level_parameters_change
 from jackpots.services.levels import level_create
-from jackpots.services.machine_split import largest_remainder
+from jackpots.services.machine_split import largest_remainder, machine_parts_backfill
 from slots.models import MachineEvent
 from tests.jackpots.conftest import progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
@@ -199,4 +200,41 @@ def test_machine_rows_sum_to_every_ledger_row_exactly(rates, reserve_rate, limit
                 assert sum(p[i] for p in parts) == getattr(entry, name)
             assert all(p[5] == p[2] + p[3] + p[4] for p in parts)
     assert not MachineContribution.objects.filter(machine=machines[3]).exists()
+    assert jackpots_audit()[1] == []
+
+
+def test_rows_written_before_the_split_existed_are_split_by_the_backfill(db):
+    progressive, machines = progressive_with_machines(3)
+    level = level_create(
+        progressive, name="Grand", position=1, params=core.Params(reset_mc=0, rate=Decimal("0.00333"))
+    )
+    ProgressiveMachine.objects.filter(machine=machines[2]).update(enabled=False)
+    user = get_user_model().objects.create_user("manager")
+    for index, cents in [(0, 50), (1, 77), (2, 500), (0, 50)]:
+        GameEventFactory(machine=machines[index], wager_cents=cents)
+    JackpotEventFactory(machine=machines[0], level_id=level.id, amount_cents=1)
+    GameEventFactory(machine=machines[1], wager_cents=301)
+    # Staged until the hit's reset; the void takes it back, so it compensates the wagers after the hit.
+    level_parameters_change(level, user, {"rate": "0.01"}, "promotion over")
+    contributions_apply(batch_size=2)
+    hit_void(level.hit_records.get(), user, "reel malfunction")
+    written = list(
+        MachineContribution.objects.order_by("entry_id", "machine_id").values_list(
+            "entry_id", "machine_id", *SPLIT_FIELDS
+        )
+    )
+    # Batches of 2: (m0, m1), (m2 excluded, m0), (m1 after the hit); the void's m1: 301 cents added
+    # floor(478 x 3.33) - floor(177 x 3.33) = 1,002 mc, not 3,010 at 1%.
+    assert len(written) == 5
+    assert written[-1][1:] == (machines[1].id, 0, 0, 0, 0, -2_008)
+    MachineContribution.objects.all().delete()  # as before the migration
+    assert len(jackpots_audit()[1]) == 4
+    assert machine_parts_backfill(connection) == 4
+    assert machine_parts_backfill(connection) == 0
+    again = list(
+        MachineContribution.objects.order_by("entry_id", "machine_id").values_list(
+            "entry_id", "machine_id", *SPLIT_FIELDS
+        )
+    )
+    assert again == written
     assert jackpots_audit()[1] == []
