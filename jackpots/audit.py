@@ -12,7 +12,8 @@ For each level it checks that
 - each batch's contribution row is split over its machines exactly as the largest-remainder allocation of
   the row over the raw events' wagers per machine gives (``machine_split``), and each void's correction of
   contributions over the machines' wagers since its hit;
-and, for all events, that every applied event belongs to a batch and every batch's count matches.
+and, for all events, that every applied event belongs to a batch and every batch's count matches, and that
+every machine contribution row names a ledger row of its level.
 Discrepancies never print a mystery trigger.
 """
 
@@ -201,9 +202,22 @@ GROUP BY b.id, b.event_count HAVING b.event_count <> COUNT(e.id)
 """
 
 
+_SPLIT_ORPHANS_SQL = """
+SELECT COUNT(*) FROM jackpots_machinecontribution mc
+LEFT JOIN jackpots_ledgerentry le ON le.id = mc.entry_id
+WHERE le.id IS NULL OR le.level_id <> mc.level_id
+"""
+
+
 def events_audit() -> list[Discrepancy]:
     found = []
     with connection.cursor() as cursor:
+        cursor.execute(_SPLIT_ORPHANS_SQL)
+        (orphans,) = cursor.fetchone()
+        if orphans:
+            found.append(
+                Discrepancy(None, f"{orphans} machine contribution rows name no ledger row of their level")
+            )
         cursor.execute(_ORPHANS_SQL, [MachineEvent.Type.GAME, MachineEvent.Type.JACKPOT])
         (orphans,) = cursor.fetchone()
         if orphans:

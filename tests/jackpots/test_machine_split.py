@@ -238,3 +238,16 @@ def test_rows_written_before_the_split_existed_are_split_by_the_backfill(db):
     )
     assert again == written
     assert jackpots_audit()[1] == []
+
+
+def test_the_audit_finds_machine_rows_of_no_ledger_row_of_their_level(linked):
+    _, machines, level = linked
+    GameEventFactory(machine=machines[0], wager_cents=100)
+    contributions_apply()
+    entry = LedgerEntry.objects.get(level=level, kind=LedgerEntry.Kind.CONTRIBUTION)
+    MachineContribution.objects.create(
+        entry_id=entry.id + 1_000, level=level, machine=machines[1], at=entry.at, contributed_mc=5
+    )
+    assert [str(d) for d in jackpots_audit()[1]] == [
+        "events: 1 machine contribution rows name no ledger row of their level"
+    ]
