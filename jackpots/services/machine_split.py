@@ -77,11 +77,20 @@ def void_parts(entry: LedgerEntry, wagers: Mapping[int, int]) -> list[Part]:
     return [(machine_id, 0, 0, 0, 0, part) for (machine_id, _), part in zip(weights, parts, strict=True)]
 
 
-_INSERT_SQL = """
-INSERT INTO jackpots_machinecontribution
-    (entry_id, level_id, at, machine_id, wagered_cents, current_mc, reserve_mc, overflow_mc, contributed_mc)
-SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], %s::bigint[], %s::bigint[],
-                     %s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[])
+_COLUMNS = [
+    "entry_id",
+    "level_id",
+    "at",
+    "machine_id",
+    "wagered_cents",
+    "current_mc",
+    "reserve_mc",
+    "overflow_mc",
+    "contributed_mc",
+]
+_INSERT_SQL = f"""
+INSERT INTO jackpots_machinecontribution ({", ".join(_COLUMNS)})
+SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], {", ".join(["%s::bigint[]"] * 6)})
 """
 
 
@@ -96,18 +105,7 @@ def machine_parts_insert(split: list[tuple[LedgerEntry, list[Part]]]) -> None:
             cursor.execute(_INSERT_SQL, [list(column) for column in zip(*rows, strict=True)])
         return
     MachineContribution.objects.bulk_create(
-        MachineContribution(
-            entry_id=entry_id,
-            level_id=level_id,
-            at=at,
-            machine_id=machine_id,
-            wagered_cents=wagered,
-            current_mc=current,
-            reserve_mc=reserve,
-            overflow_mc=overflow,
-            contributed_mc=contributed,
-        )
-        for entry_id, level_id, at, machine_id, wagered, current, reserve, overflow, contributed in rows
+        MachineContribution(**dict(zip(_COLUMNS, row, strict=True))) for row in rows
     )
 
 
