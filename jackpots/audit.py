@@ -29,7 +29,7 @@ from django.db import connection
 from jackpots.models import Hit, LedgerEntry, Level, MachineContribution
 from jackpots.services import core
 from jackpots.services.levels import snapshot_state
-from jackpots.services.machine_split import Part, contribution_parts, void_parts
+from jackpots.services.machine_split import PART_COLUMNS, Part, contribution_parts, void_parts
 from slots.models import MachineEvent
 
 
@@ -73,15 +73,7 @@ def _recount(level: Level) -> dict[int, list[tuple[int, int, int]]]:
 def _splits(level: Level) -> dict[int, list[Part]]:
     rows = MachineContribution.objects.filter(level=level).order_by("entry_id", "machine_id")
     by_entry: dict[int, list[Part]] = defaultdict(list)
-    for entry_id, *part in rows.values_list(
-        "entry_id",
-        "machine_id",
-        "wagered_cents",
-        "current_mc",
-        "reserve_mc",
-        "overflow_mc",
-        "contributed_mc",
-    ):
+    for entry_id, *part in rows.values_list("entry_id", *PART_COLUMNS):
         by_entry[entry_id].append(tuple(part))
     return by_entry
 

@@ -77,17 +77,9 @@ def void_parts(entry: LedgerEntry, wagers: Mapping[int, int]) -> list[Part]:
     return [(machine_id, 0, 0, 0, 0, part) for (machine_id, _), part in zip(weights, parts, strict=True)]
 
 
-_COLUMNS = [
-    "entry_id",
-    "level_id",
-    "at",
-    "machine_id",
-    "wagered_cents",
-    "current_mc",
-    "reserve_mc",
-    "overflow_mc",
-    "contributed_mc",
-]
+# A Part's fields, in its order, and the table's columns as the inserts write them.
+PART_COLUMNS = ["machine_id", "wagered_cents", "current_mc", "reserve_mc", "overflow_mc", "contributed_mc"]
+_COLUMNS = ["entry_id", "level_id", "at", *PART_COLUMNS]
 _INSERT_SQL = f"""
 INSERT INTO jackpots_machinecontribution ({", ".join(_COLUMNS)})
 SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], {", ".join(["%s::bigint[]"] * 6)})
