@@ -9,21 +9,27 @@ For each level it checks that
 - the level's current, reserve, overflow, wagered, total won and carry equal the ledger's replay, and the
   amount is not below the reset value;
 - each award row takes out exactly what its hits were paid;
-and, for all events, that every applied event belongs to a batch and every batch's count matches.
+- each batch's contribution row is split over its machines exactly as the largest-remainder allocation of
+  the row over the raw events' wagers per machine gives (``machine_split``), and each void's correction of
+  contributions over the machines' wagers since its hit;
+and, for all events, that every applied event belongs to a batch and every batch's count matches, and that
+every machine contribution row names a ledger row of its level.
 Discrepancies never print a mystery trigger.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection
 
-from jackpots.models import Hit, LedgerEntry, Level
+from jackpots.models import Hit, LedgerEntry, Level, MachineContribution
 from jackpots.services import core
 from jackpots.services.levels import snapshot_state
+from jackpots.services.machine_split import PART_COLUMNS, Part, contribution_parts, void_parts
 from slots.models import MachineEvent
 
 
@@ -64,6 +70,26 @@ def _recount(level: Level) -> dict[int, list[tuple[int, int, int]]]:
     return by_entry
 
 
+def _splits(level: Level) -> dict[int, list[Part]]:
+    rows = MachineContribution.objects.filter(level=level).order_by("entry_id", "machine_id")
+    by_entry: dict[int, list[Part]] = defaultdict(list)
+    for entry_id, *part in rows.values_list("entry_id", *PART_COLUMNS):
+        by_entry[entry_id].append(tuple(part))
+    return by_entry
+
+
+def _split_audit(
+    entry: LedgerEntry, stored: list[Part], expected: list[Part], bad: Callable[[str], None]
+) -> None:
+    if stored == expected:
+        return
+    sums = [sum(part[i] for part in stored) for i in range(1, 6)]
+    bad(
+        f"ledger row {entry.id}: its {len(stored)} machine rows (wagered, current, reserve, overflow, "
+        f"contributed: {sums}) are not the allocation of the row over {len(expected)} machines"
+    )
+
+
 def level_audit(level: Level) -> list[Discrepancy]:
     found: list[Discrepancy] = []
 
@@ -71,6 +97,9 @@ def level_audit(level: Level) -> list[Discrepancy]:
         found.append(Discrepancy(level.id, what))
 
     recount = _recount(level)
+    splits = _splits(level)
+    # Machines' eligible wagers per contribution row in ledger order, for the voids' split.
+    machine_wagers: list[tuple[int, dict[int, int]]] = []
     hits = {hit.id: hit for hit in Hit.objects.filter(level=level)}
     current = reserve = overflow = wagered = awarded = 0
     carry_w = carry_a = carry_r = 0
@@ -88,6 +117,9 @@ def level_audit(level: Level) -> list[Discrepancy]:
                         f"ledger row {entry.id} sums {entry.event_count} events / "
                         f"{entry.wagered_cents} cents, the raw events give {count} / {total}"
                     )
+                wagers = {machine_id: cents for machine_id, _, cents in rows}
+                _split_audit(entry, splits.get(entry.id, []), contribution_parts(entry, wagers), bad)
+                machine_wagers.append((entry.id, wagers))
             carry_w += entry.wagered_cents
             added = core.share_mc(carry_w, Decimal(entry.rate)) - carry_a
             reserved = core.share_mc(carry_w, Decimal(entry.reserve_rate)) - carry_r
@@ -105,6 +137,14 @@ def level_audit(level: Level) -> list[Discrepancy]:
             carry_w = carry_a = carry_r = 0
         if entry.kind == LedgerEntry.Kind.VOID and entry.hit_id in hits:
             # The void replays the wagers since the hit onto the level as it was before it.
+            award_rows = hits[entry.hit_id].ledger.exclude(kind=LedgerEntry.Kind.VOID)
+            since = max((e.id for e in award_rows), default=0)
+            wagers_since: dict[int, int] = defaultdict(int)
+            for entry_id, wagers in machine_wagers:
+                if entry_id > since:
+                    for machine_id, cents in wagers.items():
+                        wagers_since[machine_id] += cents
+            _split_audit(entry, splits.get(entry.id, []), void_parts(entry, wagers_since), bad)
             before = snapshot_state(hits[entry.hit_id].before)
             carry_w = before.carry_wagered_cents + wagered - before.wagered_cents
             carry_a = core.share_mc(carry_w, Decimal(entry.rate))
@@ -154,9 +194,22 @@ GROUP BY b.id, b.event_count HAVING b.event_count <> COUNT(e.id)
 """
 
 
+_SPLIT_ORPHANS_SQL = """
+SELECT COUNT(*) FROM jackpots_machinecontribution mc
+LEFT JOIN jackpots_ledgerentry le ON le.id = mc.entry_id
+WHERE le.id IS NULL OR le.level_id <> mc.level_id
+"""
+
+
 def events_audit() -> list[Discrepancy]:
     found = []
     with connection.cursor() as cursor:
+        cursor.execute(_SPLIT_ORPHANS_SQL)
+        (orphans,) = cursor.fetchone()
+        if orphans:
+            found.append(
+                Discrepancy(None, f"{orphans} machine contribution rows name no ledger row of their level")
+            )
         cursor.execute(_ORPHANS_SQL, [MachineEvent.Type.GAME, MachineEvent.Type.JACKPOT])
         (orphans,) = cursor.fetchone()
         if orphans:

@@ -296,6 +296,58 @@ class LedgerEntry(AppendOnlyModel):
         return f"{self.level_id} {self.kind} #{self.pk}"
 
 
+class MachineContribution(AppendOnlyModel):
+    """One machine's part of a ledger row's contributions (the reports' per-machine contributions).
+
+    A batch's contribution row of a level is split over the machines whose eligible wagers it sums; the
+    rows of one ledger row add up to it EXACTLY (wagered, current, reserve, overflow, contributed). Each
+    meter delta is allocated by largest remainder over the machines' wagers: every machine gets
+    floor(delta x its wagers / all wagers), the millicents left go one each to the largest remainders,
+    ties to the lower machine id. A void's compensating row is split the same way over the machines'
+    wagers since the hit, in ``contributed_mc`` only (its meter deltas also move the award back)."""
+
+    # The hot path writes hundreds of these rows per batch, so they carry only two indexes (the unique
+    # (level, entry, machine) for the audit and the voids, ``at`` for the reports) and no foreign-key
+    # constraint in the database: a row-by-row check of three keys per row cost more than the rest of the
+    # split together. Only the engine writes them, in the ledger row's transaction; the audit checks that
+    # every row names an existing ledger row of its level.
+    entry = models.ForeignKey(
+        LedgerEntry,
+        on_delete=models.PROTECT,
+        related_name="machine_split",
+        db_index=False,
+        db_constraint=False,
+    )
+    level = models.ForeignKey(
+        Level, on_delete=models.PROTECT, related_name="+", db_index=False, db_constraint=False
+    )
+    machine = models.ForeignKey(
+        "slots.SlotMachine",
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+        db_constraint=False,
+    )
+    at = models.DateTimeField(_("at"), help_text=_("The ledger row's time (when the batch was applied)."))
+    wagered_cents = models.BigIntegerField(_("eligible wagered (cents)"), default=0)
+    current_mc = models.BigIntegerField(default=0)
+    reserve_mc = models.BigIntegerField(default=0)
+    overflow_mc = models.BigIntegerField(default=0)
+    contributed_mc = models.BigIntegerField(_("contributions (millicents)"), default=0)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["level", "entry", "machine"], name="machine_contribution_unique")
+        ]
+        indexes = [models.Index(fields=["at"], name="machine_contribution_at")]
+        verbose_name = _("machine contribution")
+        verbose_name_plural = _("machine contributions")
+
+    def __str__(self) -> str:
+        return f"{self.entry_id} / {self.machine_id}"
+
+
 class LevelChange(models.Model):
     """The parameter-change log (NJ 13:69E-1.39C): who, when, old, new, why; staged or applied.
 

@@ -36,6 +36,7 @@ def _game_report_csv(report: GameReport) -> HttpResponse:
         _("Coin out (EUR)"),
         _("Hold (EUR)"),
         _("Hold %"),
+        _("Contributions (EUR)"),
         _("Progressive wins (EUR)"),
         _("Handpay wins (EUR)"),
     ]
@@ -47,6 +48,7 @@ def _game_report_csv(report: GameReport) -> HttpResponse:
             _plain(cents_to_eur(row.coin_out_cents)),
             _plain(cents_to_eur(row.hold_cents)),
             "" if row.hold_percent is None else str(row.hold_percent),
+            _plain(mc_to_eur(row.contributions_mc)),
             _plain(cents_to_eur(row.progressive_wins_cents)),
             _plain(cents_to_eur(row.handpay_wins_cents)),
         ]

@@ -30,6 +30,7 @@ from jackpots.services.levels import (
     level_state,
     levels_lock,
 )
+from jackpots.services.machine_split import Part, contribution_parts, machine_parts_insert
 from slots.models import MachineEvent, SlotMachine
 
 logger = logging.getLogger(__name__)
@@ -71,6 +72,7 @@ class _Pending:
     first: int | None = None
     last: int | None = None
     excluded: set[int] = field(default_factory=set)
+    by_machine: dict[int, int] = field(default_factory=dict)  # eligible wagered cents per machine
 
 
 def contributions_apply(batch_size: int | None = None) -> int:
@@ -182,6 +184,7 @@ def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], 
     states = {lid: level_state(level) for lid, level in levels.items()}
     pending: dict[int, _Pending] = {lid: _Pending() for lid in levels}
     entries: list[LedgerEntry] = []
+    split: list[tuple[LedgerEntry, dict[int, int]]] = []
     hits: list[int] = []
     touched: set[int] = set()
     now = batch.applied_at
@@ -191,21 +194,21 @@ def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], 
         if acc.count == 0:
             return
         states[lid], movement = core.contribute(params[lid], states[lid], acc.wagered)
-        entries.append(
-            ledger_entry(
-                levels[lid],
-                LedgerEntry.Kind.CONTRIBUTION,
-                movement,
-                states[lid],
-                at=now,
-                params=params[lid],
-                batch=batch,
-                event_count=acc.count,
-                first_event_id=acc.first,
-                last_event_id=acc.last,
-                excluded_machine_ids=sorted(acc.excluded),
-            )
+        entry = ledger_entry(
+            levels[lid],
+            LedgerEntry.Kind.CONTRIBUTION,
+            movement,
+            states[lid],
+            at=now,
+            params=params[lid],
+            batch=batch,
+            event_count=acc.count,
+            first_event_id=acc.first,
+            last_event_id=acc.last,
+            excluded_machine_ids=sorted(acc.excluded),
         )
+        entries.append(entry)
+        split.append((entry, acc.by_machine))
         touched.add(lid)
         pending[lid] = _Pending()
 
@@ -262,6 +265,7 @@ def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], 
             crossing = mystery and core.mystery_crossed(params[lid], states[lid], acc.wagered + wager)
             acc.wagered += wager
             acc.count += 1
+            acc.by_machine[machine_id] = acc.by_machine.get(machine_id, 0) + wager
             if acc.first is None:
                 acc.first = event_id
             acc.last = event_id
@@ -275,4 +279,8 @@ def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], 
             setattr(level, name, getattr(states[lid], name))
         level.save(update_fields=STATE_FIELDS + PARAM_FIELDS)
     LedgerEntry.objects.bulk_create(entries)
+    parts: list[tuple[LedgerEntry, list[Part]]] = [
+        (entry, contribution_parts(entry, wagers)) for entry, wagers in split
+    ]
+    machine_parts_insert(parts)
     return touched, hits

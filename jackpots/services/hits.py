@@ -14,12 +14,12 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Min
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from jackpots import publish
-from jackpots.models import Hit, HitKind, LedgerEntry, Level, LevelChange
+from jackpots.models import Hit, HitKind, LedgerEntry, Level, LevelChange, Table
 from jackpots.services import core
 from jackpots.services.errors import EngineError
 from jackpots.services.levels import (
@@ -33,6 +33,7 @@ from jackpots.services.levels import (
     snapshot_state,
     trigger_draw,
 )
+from jackpots.services.machine_split import machine_parts_insert, void_parts, wagers_since
 from jackpots.services.parameters import parameters_set, staged_changes_apply
 
 logger = logging.getLogger(__name__)
@@ -178,8 +179,16 @@ def level_hit(level_id: int, *, machine_id: int | None = None, at: datetime | No
 
 
 def _threshold_cents(hit: Hit) -> int:
+    """The two-person threshold of the venue where the hit happened: the machine's, or for a table prize
+    the table's (a prize shared by tables of several venues takes the lowest of their thresholds)."""
     if hit.machine_id is not None:
         return hit.machine.room.venue.handpay_threshold_cents
+    if hit.kind == HitKind.TABLE:
+        lowest = Table.objects.filter(rounds__seat_rows__share__hit=hit).aggregate(
+            lowest=Min("venue__handpay_threshold_cents")
+        )["lowest"]
+        if lowest is not None:
+            return lowest
     return settings.HANDPAY_THRESHOLD_CENTS
 
 
@@ -230,6 +239,11 @@ def hit_pay(hit: Hit, user) -> Hit:
         hit.state, hit.paid_by, hit.paid_at = Hit.State.PAID, user, timezone.now()
         hit.save(update_fields=["state", "paid_by", "paid_at"])
     return hit
+
+
+def _award_row_id(award_rows: list[LedgerEntry]) -> int:
+    """The ledger row the hit took its award in (0 for a fixed prize, which moves nothing)."""
+    return max((entry.id for entry in award_rows), default=0)
 
 
 def hit_void(hit: Hit, user, reason: str) -> Hit:
@@ -301,6 +315,7 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
             reference=reason[:80],
         )
         entry.save()
+        machine_parts_insert([(entry, void_parts(entry, wagers_since(level.id, _award_row_id(award_rows))))])
         hit.state, hit.voided_by, hit.voided_at, hit.void_reason = Hit.State.VOIDED, user, now, reason.strip()
         hit.save(update_fields=["state", "voided_by", "voided_at", "void_reason"])
         level_ids = [level.id]

@@ -58,7 +58,17 @@ def test_game_report_page_and_csv(client, manager):
     export = client.get(reverse("floor:report-games"), {**params, "format": "csv"})
     assert export["Content-Type"] == "text/csv; charset=utf-8"
     rows = list(csv.reader(io.StringIO(export.content.decode())))
-    assert rows[1] == ["NOG-0101 Diamond Vault", "2", "127.95", "100.00", "27.95", "21.84", "0.00", "0.00"]
+    assert rows[1] == [
+        "NOG-0101 Diamond Vault",
+        "2",
+        "127.95",
+        "100.00",
+        "27.95",
+        "21.84",
+        "0.00",
+        "0.00",
+        "0.00",
+    ]
     assert rows[2][0] == "Total"
 
 

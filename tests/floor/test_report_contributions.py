@@ -1,0 +1,176 @@
+"""Contributions in the game report per machine, bank, room, venue and day, against the raw events."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+from collections import defaultdict
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from floor.reports.days import business_date_of
+from floor.reports.selectors import game_report
+from jackpots.models import LedgerEntry, MachineContribution
+from jackpots.services import contributions_apply, core
+from jackpots.services.levels import level_create
+from tests.factories import (
+    BankFactory,
+    ProgressiveFactory,
+    ProgressiveMachineFactory,
+    RoomFactory,
+    SlotMachineFactory,
+    VenueFactory,
+)
+from tests.jackpots.factories import GameEventFactory
+
+EXACT = core.Params(reset_mc=100_000, rate=Decimal("0.01"), reserve_rate=Decimal("0.002"))  # 12 mc a cent
+ODD = core.Params(
+    reset_mc=100_000, rate=Decimal("0.00333"), reserve_rate=Decimal("0.0007"), min_wager_cents=200
+)
+_codes = itertools.count(1)
+
+
+def _floor(code: str):
+    """Two rooms; room 1 has two banks of one machine, room 2 one bank of two; one machine elsewhere."""
+    venue = VenueFactory(code=code, name=code)
+    rooms = [RoomFactory(venue=venue), RoomFactory(venue=venue)]
+    banks = [BankFactory(room=rooms[0]), BankFactory(room=rooms[0]), BankFactory(room=rooms[1])]
+    machines = [
+        SlotMachineFactory(asset_number=f"{code}-{i}", room=bank.room, bank=bank)
+        for i, bank in enumerate([banks[0], banks[1], banks[2], banks[2]])
+    ]
+    elsewhere = SlotMachineFactory(
+        asset_number=f"{code}-X", room=RoomFactory(venue=VenueFactory(code=f"{code}X"))
+    )
+    progressive = ProgressiveFactory(kind="wide_area")
+    for machine in [*machines, elsewhere]:
+        ProgressiveMachineFactory(progressive=progressive, machine=machine)
+    levels = [
+        level_create(progressive, name="Exact", position=1, params=EXACT),
+        level_create(progressive, name="Odd", position=2, params=ODD),
+    ]
+    return venue, rooms, banks, machines, elsewhere, levels
+
+
+def _report_days(venue):
+    today = business_date_of(timezone.now(), venue.time_zone)
+    return today, today
+
+
+def _by(report) -> dict[str, int]:
+    return {" ".join(row.labels): row.contributions_mc for row in report.rows}
+
+
+def test_contributions_per_machine_bank_room_venue_and_day(db):
+    venue, rooms, banks, machines, elsewhere, _ = _floor("NOG")
+    wagers = [(0, 150), (0, 250), (1, 300), (2, 199), (3, 1_000), (3, 201)]
+    for index, cents in wagers:
+        GameEventFactory(machine=machines[index], wager_cents=cents)
+    GameEventFactory(machine=elsewhere, wager_cents=5_000)
+    assert contributions_apply(batch_size=3) == 7
+    first, last = _report_days(venue)
+
+    by_machine = _by(game_report(venue, first, last, "machine"))
+    # The exact level gives each machine 12 mc a cent. The odd one (>= €2.00 only, 3.33 + 0.7 mc a cent)
+    # is allocated within each batch: batch 1 (events 1-3) has 250 + 300 eligible cents, floor(550 x 3.33)
+    # = 1,831 and floor(550 x 0.7) = 385; batch 2 (4-6) 1,000 + 201 (the carry: floor(1,751 x 3.33) - 1,831
+    # = 3,999, floor(1,751 x 0.7) - 385 = 840); batch 3 the other venue's 5,000.
+    # Machine 0: 400 x 12 + (832 + 175); machine 1: 300 x 12 + (999 + 210) (largest remainders).
+    assert by_machine == {
+        "NOG-0 Diamond Vault": 400 * 12 + 832 + 175,
+        "NOG-1 Diamond Vault": 300 * 12 + 999 + 210,
+        "NOG-2 Diamond Vault": 199 * 12,
+        "NOG-3 Diamond Vault": 1_201 * 12 + 3_999 + 840,
+    }
+    ledger = LedgerEntry.objects.filter(kind=LedgerEntry.Kind.CONTRIBUTION)
+    everything = sum(entry.contributed_mc for entry in ledger)
+    elsewhere_mc = 5_000 * 12 + (16_650 + 3_500)
+    assert sum(by_machine.values()) == everything - elsewhere_mc
+
+    by_bank = _by(game_report(venue, first, last, "bank"))
+    assert by_bank == {
+        f"{banks[0].code} {rooms[0].name}": by_machine["NOG-0 Diamond Vault"],
+        f"{banks[1].code} {rooms[0].name}": by_machine["NOG-1 Diamond Vault"],
+        f"{banks[2].code} {rooms[1].name}": by_machine["NOG-2 Diamond Vault"]
+        + by_machine["NOG-3 Diamond Vault"],
+    }
+    by_room = _by(game_report(venue, first, last, "room"))
+    assert by_room == {
+        rooms[0].name: by_bank[f"{banks[0].code} {rooms[0].name}"]
+        + by_bank[f"{banks[1].code} {rooms[0].name}"],
+        rooms[1].name: by_bank[f"{banks[2].code} {rooms[1].name}"],
+    }
+    venue_report = game_report(venue, first, last, "venue")
+    assert _by(venue_report) == {"NOG": sum(by_machine.values())}
+    assert venue_report.total.contributions_mc == sum(by_machine.values())
+    assert venue_report.total.contributions_cents == sum(by_machine.values()) // 1000
+    day = game_report(venue, first, last, "day")
+    assert [(row.key, row.contributions_mc) for row in day.rows] == [(first, sum(by_machine.values()))]
+
+
+contribution_events = st.lists(
+    st.tuples(st.integers(0, 4), st.integers(min_value=0, max_value=5_000)), min_size=1, max_size=30
+)
+
+
+@pytest.mark.django_db
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(stream=contribution_events, batch_size=st.integers(min_value=1, max_value=10))
+def test_report_totals_equal_the_closed_form_of_the_raw_events(stream, batch_size):
+    venue, _, _, machines, elsewhere, levels = _floor(f"P{next(_codes)}")
+    eligible = {level.id: defaultdict(int) for level in levels}
+    for index, cents in stream:
+        machine = [*machines, elsewhere][index]
+        GameEventFactory(machine=machine, wager_cents=cents)
+        if machine is not elsewhere:
+            eligible[levels[0].id][machine.id] += cents
+            if cents >= ODD.min_wager_cents:
+                eligible[levels[1].id][machine.id] += cents
+    contributions_apply(batch_size=batch_size)
+    first, last = _report_days(venue)
+    report = game_report(venue, first, last, "machine")
+    # The exact level: each machine's own closed form; every level: the venue's machines together get what
+    # the level's ledger took in minus the other venue's part, and the whole level follows the carry rule.
+    exact = {
+        machine.id: cents * 12 for machine, cents in ((m, eligible[levels[0].id][m.id]) for m in machines)
+    }
+    odd = {m.id: MachineContribution.objects.filter(level=levels[1], machine=m) for m in machines}
+    odd_mc = {machine_id: sum(r.contributed_mc for r in rows) for machine_id, rows in odd.items()}
+    expected = {machine_id: exact[machine_id] + odd_mc[machine_id] for machine_id in exact}
+    shown = {row.key: row.contributions_mc for row in report.rows if row.contributions_mc}
+    assert shown == {machine_id: mc for machine_id, mc in expected.items() if mc}
+    all_odd = sum(c for _, c in stream if c >= ODD.min_wager_cents)
+    odd_total = core.share_mc(all_odd, ODD.rate) + core.share_mc(all_odd, ODD.reserve_rate)
+    odd_elsewhere = sum(
+        r.contributed_mc for r in MachineContribution.objects.filter(level=levels[1], machine=elsewhere)
+    )
+    assert sum(odd_mc.values()) + odd_elsewhere == odd_total
+    total = game_report(venue, first, last, "venue").total.contributions_mc
+    assert total == sum(exact.values()) + odd_total - odd_elsewhere
+    for group_by in ("bank", "room", "day"):
+        assert game_report(venue, first, last, group_by).total.contributions_mc == total
+
+
+def test_csv_and_page_show_contributions_rounded_down(client, manager):
+    venue, _, _, machines, _, _ = _floor("NOG")
+    GameEventFactory(machine=machines[0], wager_cents=12_345)
+    contributions_apply()
+    first, _ = _report_days(venue)
+    # 12,345 x 12 = 148,140 mc; the odd level: floor(12,345 x 3.33) + floor(12,345 x 0.7) = 41,108 + 8,641.
+    assert game_report(venue, first, first, "machine").total.contributions_mc == 197_889
+    client.force_login(manager)
+    params = {"venue": "NOG", "first": str(first), "last": str(first), "group_by": "machine"}
+    page = client.get(reverse("floor:report-games"), params).content.decode()
+    assert "<th>Contributions</th>" in page
+    assert '<td class="num">1.97</td>' in page  # €1.97889 rounded down
+    export = client.get(reverse("floor:report-games"), {**params, "format": "csv"})
+    rows = list(csv.reader(io.StringIO(export.content.decode())))
+    assert rows[0][6] == "Contributions (EUR)"
+    assert [rows[1][0], rows[1][6]] == ["NOG-0 Diamond Vault", "1.97"]
+    assert [rows[2][0], rows[2][6]] == ["Total", "1.97"]

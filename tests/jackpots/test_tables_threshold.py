@@ -1,0 +1,56 @@
+"""Table prizes take the two-person threshold of the table's venue, not the global default."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+
+from floor.models import Venue
+from jackpots.models import Hit
+from jackpots.services import EngineError, hit_verify
+from tests.jackpots.table_factories import body, seat, tables_ready
+
+pytestmark = pytest.mark.django_db
+
+STRAIGHT_FLUSH = "9H 8H 7H 6H 5H"
+ROYAL_FLUSH = "AS KS QS JS TS"
+
+
+def _prize(cards: str) -> tuple[Hit, Venue]:
+    t = tables_ready()
+    assert t.post("NOG-CSP-1", body("R-1", [seat(1, cards)])).status_code == 201
+    hit = Hit.objects.get()
+    venue = t.table("NOG-CSP-1").venue
+    return hit, venue
+
+
+def _people():
+    return [get_user_model().objects.create_user(username=name) for name in ("anna", "bruno")]
+
+
+def test_a_table_prize_at_its_venues_threshold_needs_two_people() -> None:
+    hit, venue = _prize(STRAIGHT_FLUSH)
+    # 10% of the opening €10,000.35 pool: below the €1,200 default, which would let one person verify.
+    assert hit.amount_cents == 100_003 < settings.HANDPAY_THRESHOLD_CENTS
+    venue.handpay_threshold_cents = 100_003
+    venue.save()
+    anna, bruno = _people()
+    hit = hit_verify(hit, anna)
+    assert (hit.state, hit.verified_by, hit.second_verified_by) == (Hit.State.HIT, anna, None)
+    with pytest.raises(EngineError) as error:
+        hit_verify(hit, anna)
+    assert error.value.code == "second_verifier_required"
+    hit = hit_verify(hit, bruno)
+    assert (hit.state, hit.second_verified_by) == (Hit.State.VERIFIED, bruno)
+
+
+def test_a_table_prize_just_below_its_venues_threshold_needs_one_person() -> None:
+    hit, venue = _prize(ROYAL_FLUSH)
+    # The whole pool, €10,000.35: above the €1,200 default, which would ask for two people.
+    assert hit.amount_cents == 1_000_035 > settings.HANDPAY_THRESHOLD_CENTS
+    venue.handpay_threshold_cents = 1_000_036
+    venue.save()
+    (anna, _) = _people()
+    hit = hit_verify(hit, anna)
+    assert (hit.state, hit.verified_by, hit.second_verified_by) == (Hit.State.VERIFIED, anna, None)
