@@ -250,11 +250,18 @@ SIGNAGE_LINK_CHECK_SECONDS = env_decimal("SIGNAGE_LINK_CHECK_SECONDS", "2")
 if SIGNAGE_LINK_CHECK_SECONDS <= 0:
     raise ImproperlyConfigured("SIGNAGE_LINK_CHECK_SECONDS must be more than 0.")
 
+# Screen tokens travel in query strings: config.log_redaction blanks ``token=`` values in every record
+# of the request loggers (uvicorn's access and websocket lines, django.request, django.server) and of
+# the console handler.
+LOGGING_CONFIG = "config.log_redaction.logging_configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"query_tokens": {"()": "config.log_redaction.QueryTokenRedactFilter"}},
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["query_tokens"]}
+    },
     "root": {
         "handlers": ["console"],
         "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 
 from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
@@ -42,9 +42,22 @@ def level_last_hit(level: Level) -> Hit | None:
     )
 
 
+def _hits_newest_first(hits: QuerySet[Hit]) -> QuerySet[Hit]:
+    # The hit number orders simultaneous hits; a hit recorded without one (NULL, which PostgreSQL would
+    # put first when descending) falls back to its time.
+    return hits.select_related("machine").order_by(F("number").desc(nulls_last=True), "-at", "-id")
+
+
 def level_hits_recent(level: Level, count: int = 25) -> QuerySet[Hit]:
-    """The last wins of a level (NY 5320.8(b) keeps at least 25)."""
-    return Hit.objects.filter(level=level).select_related("machine").order_by("-number", "-id")[:count]
+    """The last hits of a level, voided ones included, newest first."""
+    return _hits_newest_first(Hit.objects.filter(level=level))[:count]
+
+
+def level_wins_recent(level: Level, count: int = 25) -> QuerySet[Hit]:
+    """The last wins of a level, newest first (NY 5320.8(b) keeps at least 25). A voided hit is not a
+    win: it paid nobody and its amount went back to the level; it stays in the hits list with who voided
+    it and why, where an auditor looks for voids."""
+    return _hits_newest_first(Hit.objects.filter(level=level).exclude(state=Hit.State.VOIDED))[:count]
 
 
 LINK_UP = "up"

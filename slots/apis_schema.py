@@ -26,7 +26,7 @@ Every event is stored once per (machine, seq). Each event of the request ends up
 `seq_conflict` is recorded for the floor). Accepted events of a request are kept even if others are
 rejected.
 
-A key stops working at most 5 seconds after it is revoked.
+A key stops working as soon as its revocation is committed, on every server process.
 
 **Per-event codes** (in `rejected`):
 

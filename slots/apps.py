@@ -12,8 +12,8 @@ class SlotsConfig(AppConfig):
 
         from slots.models import GatewayKey, MachineKey
 
-        # A key revoked or deleted by this process stops working here at once; other processes forget
-        # it within KEY_CACHE_SECONDS.
+        # A key revoked or deleted stops working at once here and, through the shared revocation
+        # generation, in every other process.
         for model in (MachineKey, GatewayKey):
             post_save.connect(
                 principal_cache_clear_receiver, sender=model, dispatch_uid=f"keys-{model.__name__}"
@@ -24,6 +24,8 @@ class SlotsConfig(AppConfig):
 
 
 def principal_cache_clear_receiver(sender: type, **kwargs: object) -> None:
-    from slots.services.auth import principal_cache_clear
+    from slots.services.auth import keys_revocation_publish
 
-    principal_cache_clear()
+    if kwargs.get("created"):
+        return  # a new key revokes nothing
+    keys_revocation_publish()

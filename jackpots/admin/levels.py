@@ -22,7 +22,8 @@ from django.utils.translation import gettext_lazy
 from floor.access import VIEW_REPORTS
 from floor.reports.days import business_date_of
 from jackpots.admin.common import CHANGE_LEVEL_PARAMETERS, SEE_MYSTERY_TRIGGER, ReadOnlyAdmin, audit, eur_mc
-from jackpots.models import Hit, Level, LevelChange, Progressive
+from jackpots.models import Level, LevelChange, Progressive
+from jackpots.selectors import level_wins_recent
 from jackpots.services import EngineError, level_parameters_change
 
 MC_PER_EUR = 100_000
@@ -195,7 +196,7 @@ class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
         extra = dict(extra_context or {})
         if level is not None:
             extra.update(
-                wins=Hit.objects.filter(level=level).select_related("machine")[:LAST_WINS],
+                wins=level_wins_recent(level, LAST_WINS),
                 changes=LevelChange.objects.filter(level=level).select_related("user").order_by("-id"),
                 can_change_parameters=request.user.has_perm(CHANGE_LEVEL_PARAMETERS),
                 history_url=_history_url(level) if request.user.has_perm(VIEW_REPORTS) else None,

@@ -71,6 +71,10 @@ class SignageConsumer(AsyncWebsocketConsumer):
         if screen is None:
             await self.close(code=CLOSE_UNAUTHORIZED)
             return
+        # What the link watcher compares with the screen's current token, to close this sign when it is
+        # revoked or reissued.
+        self.screen_id = screen.id
+        self.token_digest = screen.token_digest
         content = await database_sync_to_async(screen_content)(screen)
         # Join (through this process's hub for this content) before reading the snapshot: a change
         # committed in between arrives as an update with a higher seq; anything older is dropped.
@@ -136,6 +140,9 @@ class SignageConsumer(AsyncWebsocketConsumer):
         while True:
             await asyncio.sleep(interval)
             await self.send_frame({"type": "heartbeat", "at": timezone.now().isoformat()})
+
+    async def token_revoked(self) -> None:
+        await self.close(code=CLOSE_UNAUTHORIZED)
 
     async def link_changed(self, progressive_id: int, state: str) -> None:
         if self.links.get(progressive_id) != state:

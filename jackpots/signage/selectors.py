@@ -20,6 +20,11 @@ def screen_authenticate(slug: str, token: str) -> SignageScreen | None:
     return screen
 
 
+def screen_token_digests(screen_ids: list[int]) -> dict[int, str]:
+    """The current token digest of each screen ("" once revoked; a deleted screen is missing)."""
+    return dict(SignageScreen.objects.filter(id__in=screen_ids).values_list("id", "token_digest"))
+
+
 def screen_content(screen: SignageScreen) -> ScreenContent:
     """The screen's progressives and the currency its venue shows amounts in."""
     return ScreenContent(

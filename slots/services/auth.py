@@ -1,23 +1,32 @@
 """Who is posting: a Bearer key resolved to a machine or a venue's gateway.
 
 Resolving a key is one indexed look-up by digest (floor.credentials). The result is kept in this process
-for KEY_CACHE_SECONDS, so a busy machine does not pay a query per request; a revoked key therefore stops
-working within KEY_CACHE_SECONDS on every process (immediately on the process that revoked it, through
-``principal_cache_clear``).
+for up to KEY_CACHE_SECONDS, so a busy machine does not pay a query per request, but every use of a cached
+key first reads the revocation generation, a counter in the shared Django cache (Redis when configured)
+that every revocation bumps after its commit: a cached key whose generation is no longer current is looked
+up again, so a revoked key stops working at once in every process for the price of one cache GET.
 """
 
 from __future__ import annotations
 
+import logging
 import time
+
+from django.core.cache import cache
+from django.db import transaction
 
 from floor.credentials import credential_find, key_digest
 from slots.models import GatewayKey, MachineKey
 from slots.services.errors import RequestRefused
 from slots.services.parsing import Principal
 
+logger = logging.getLogger(__name__)
+
 KEY_CACHE_SECONDS = 5.0
+REVOCATION_GENERATION_KEY = "slots:keys:revocation-generation"
 _KEY_CACHE_MAX = 10_000
-_cache: dict[str, tuple[float, Principal]] = {}
+# digest -> (expires at, principal, revocation generation read before the look-up)
+_cache: dict[str, tuple[float, Principal, int | None]] = {}
 
 
 def principal_authenticate(authorization: str | None) -> Principal:
@@ -28,15 +37,18 @@ def principal_authenticate(authorization: str | None) -> Principal:
         raise RequestRefused(401, "missing_key")
     digest = key_digest(key)
     now = time.monotonic()
+    # Read before the look-up: a revocation committed after it bumps the generation past this one.
+    generation = _revocation_generation()
     cached = _cache.get(digest)
-    if cached is not None and cached[0] > now:
+    if cached is not None and cached[0] > now and generation is not None and cached[2] == generation:
         return cached[1]
     principal = _principal_find(key)
     if principal is None:
+        _cache.pop(digest, None)
         raise RequestRefused(401, "invalid_key")
     if len(_cache) >= _KEY_CACHE_MAX:
         _cache.clear()
-    _cache[digest] = (now + KEY_CACHE_SECONDS, principal)
+    _cache[digest] = (now + KEY_CACHE_SECONDS, principal, generation)
     return principal
 
 
@@ -48,6 +60,33 @@ def _principal_find(key: str) -> Principal | None:
     if gateway_key is not None:
         return Principal(venue_id=gateway_key.venue_id)
     return None
+
+
+def _revocation_generation() -> int | None:
+    """The shared generation, 0 before the first revocation; None when the cache cannot be read, which
+    sends every request to the database rather than trust a key that may have been revoked."""
+    try:
+        return int(cache.get(REVOCATION_GENERATION_KEY, 0))
+    except Exception:
+        logger.warning("Key revocation generation unreadable; looking keys up in the database")
+        return None
+
+
+def keys_revocation_publish() -> None:
+    """Tells every process that a key was revoked or deleted: after the commit (before it, another
+    process could still read the key as active and cache it under the new generation), this process's
+    cache is cleared and the shared generation bumped."""
+
+    def publish() -> None:
+        _cache.clear()
+        try:
+            cache.add(REVOCATION_GENERATION_KEY, 0, timeout=None)
+            cache.incr(REVOCATION_GENERATION_KEY)
+        except Exception:
+            logger.exception("Key revocation generation not bumped; other processes may trust a cached key")
+
+    _cache.clear()
+    transaction.on_commit(publish)
 
 
 def principal_cache_clear() -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from fractions import Fraction
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -208,6 +211,16 @@ def test_room_coin_in_by_hour_has_every_hour(floor_two_rooms):
     assert sum(bar.coin_in_cents for bar in bars) == 600
 
 
+def independent_hold_percent(coin_in: int, hold: int) -> Decimal | None:
+    """Hold % to two places, half to even, in integer arithmetic (Fraction rounds half to even)."""
+    if coin_in == 0:
+        return None
+    return Decimal(round(Fraction(hold * 10_000, coin_in))).scaleb(-2)
+
+
+HIT_STATES = [Hit.State.HIT, Hit.State.VERIFIED, Hit.State.PAID, Hit.State.VOIDED]
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     games=st.lists(
@@ -218,35 +231,117 @@ def test_room_coin_in_by_hour_has_every_hour(floor_two_rooms):
             st.integers(0, 200_000),
         ),
         max_size=40,
-    )
+    ),
+    hits=st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.integers(0, 60 * 24 * 9),
+            st.integers(1, 5_000_000),
+            st.sampled_from(HIT_STATES),
+        ),
+        max_size=12,
+    ),
+    handpays=st.lists(
+        st.tuples(st.integers(0, 2), st.integers(0, 60 * 24 * 9), st.integers(0, 300_000)), max_size=12
+    ),
 )
-def test_report_matches_independent_sums(floor_two_rooms, games):
+def test_report_matches_independent_sums(floor_two_rooms, games, hits, handpays):
+    """Games, coin in, coin out, hold, hold %, progressive wins and handpay wins per machine, against sums
+    of the raw game events, the hits and the machines' handpay meter readings."""
     venue, machines = floor_two_rooms
     MachineEvent.objects.all().delete()
     MachineHourStat.objects.all().delete()
     ReportRefreshState.objects.all().delete()
+    Hit.objects.all().delete()
     origin = rome(2026, 10, 20, 0, 0)
     events = [
         game_event(machines[m], seq, origin + timedelta(minutes=minute), wager, win)
         for seq, (m, minute, wager, win) in enumerate(games, 1)
     ]
     MachineEvent.objects.bulk_create(events)
+    level = LevelFactory()
+    hit_rows = Hit.objects.bulk_create(
+        Hit(
+            level=level, machine=machines[m], at=origin + timedelta(minutes=minute), amount_cents=amount,
+            state=state, level_seq=1, cycle=1,
+        )
+        for m, minute, amount, state in hits
+    )  # fmt: skip
+    # The handpay meter of each machine as it reads over time: a baseline, then what attendants paid.
+    readings: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
+    for m, minute, paid in sorted(handpays, key=lambda h: (h[0], h[1])):
+        previous = readings[m][-1][1] if readings[m] else 1_000_000
+        readings[m].append((origin + timedelta(minutes=minute), previous + paid))
+    meter_events = []
+    for m, machine_readings in readings.items():
+        for n, (at, _value) in enumerate(machine_readings):
+            event = game_event(machines[m], 10_000 + n, at, 1, 0)
+            event.type, event.wager_cents, event.win_cents = MachineEvent.Type.METERS, None, None
+            meter_events.append(event)
+    MachineEvent.objects.bulk_create(meter_events)
+    by_event = iter(meter_events)
+    for m, machine_readings in readings.items():
+        previous = None
+        for at, value in machine_readings:
+            event = next(by_event)
+            MeterDelta.objects.create(
+                event=event, machine=machines[m], name="handpay", value=value,
+                delta=0 if previous is None else value - previous,
+                kind=MeterDelta.Kind.BASELINE if previous is None else MeterDelta.Kind.INCREMENT, at=at,
+            )  # fmt: skip
+            previous = value
     machine_hour_stats_refresh()
 
-    expected: dict[tuple[str, date], list[int]] = defaultdict(lambda: [0, 0, 0])
-    for event in events:
-        sums = expected[(event.machine.asset_number, expected_day(event.at))]
-        sums[0] += 1
-        sums[1] += event.wager_cents
-        sums[2] += event.win_cents
     first, last = date(2026, 10, 20), date(2026, 10, 26)
+
+    def in_range(at: datetime) -> bool:
+        return first <= expected_day(at) <= last
+
+    # games, coin in, coin out, progressive wins, handpay wins
+    want: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    for event in events:
+        if in_range(event.at):
+            sums = want[event.machine.asset_number]
+            sums[0] += 1
+            sums[1] += event.wager_cents
+            sums[2] += event.win_cents
+    for hit in hit_rows:
+        if in_range(hit.at) and hit.state != Hit.State.VOIDED:
+            want[hit.machine.asset_number][3] += hit.amount_cents
+    for m, machine_readings in readings.items():
+        for (_at, before), (at, after) in pairwise(machine_readings):
+            if in_range(at) and after > before:
+                want[machines[m].asset_number][4] += after - before
+
     report = game_report(venue, first, last, "machine")
-    got = {row.labels[0]: (row.games, row.coin_in_cents, row.coin_out_cents) for row in report.rows}
-    want: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for (asset, day), sums in expected.items():
-        if first <= day <= last:
-            want[asset] = [a + b for a, b in zip(want[asset], sums, strict=True)]
-    assert got == {asset: tuple(sums) for asset, sums in want.items()}
+    got = {
+        row.labels[0]: (
+            row.games, row.coin_in_cents, row.coin_out_cents, row.hold_cents, row.hold_percent,
+            row.progressive_wins_cents, row.handpay_wins_cents,
+        )
+        for row in report.rows
+    }  # fmt: skip
+    expected = {
+        asset: (
+            games_, coin_in, coin_out, coin_in - coin_out,
+            independent_hold_percent(coin_in, coin_in - coin_out), won, handpay,
+        )
+        for asset, (games_, coin_in, coin_out, won, handpay) in want.items()
+        if games_ or won or handpay
+    }  # fmt: skip
+    assert got == expected
+    assert report.total.hold_cents == sum(row[3] for row in expected.values())
+    assert report.total.progressive_wins_cents == sum(row[5] for row in expected.values())
+    assert report.total.handpay_wins_cents == sum(row[6] for row in expected.values())
+
+
+def test_independent_hold_percent_rounds_half_to_even():
+    assert independent_hold_percent(8, 1) == Decimal("12.50")
+    assert independent_hold_percent(800, 1) == Decimal("0.12")  # 0.125 -> 0.12
+    assert independent_hold_percent(800, 3) == Decimal("0.38")  # 0.375 -> 0.38
+    assert independent_hold_percent(3, 2) == Decimal("66.67")
+    assert independent_hold_percent(3, -1) == Decimal("-33.33")
+    assert independent_hold_percent(0, 0) is None
 
 
 def test_refresh_task_runs_the_service(floor_two_rooms):

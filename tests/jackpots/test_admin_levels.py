@@ -3,15 +3,18 @@ mystery triggers for auditors only."""
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.contrib.admin.models import LogEntry
 from django.urls import reverse
+from django.utils import timezone
 
 from jackpots.admin.common import eur_mc
-from jackpots.models import LevelChange
-from jackpots.services import level_hit
+from jackpots.models import Hit, LevelChange
+from jackpots.services import hit_verify, hit_void, level_hit
 from tests.factories import ProgressiveFactory, SlotMachineFactory
 from tests.floor.staff import level_seeded
 
@@ -112,6 +115,35 @@ def test_level_page_shows_meters_and_last_25_wins(client, manager, level):
     wins = page[page.index('id="level-wins"') : page.index('id="level-changes"')]
     assert wins.count("NOG-0301") == 25
     assert "<td>27</td>" in wins and "<td>3</td>" in wins and "<td>2</td>" not in wins
+
+
+def _wins_rows(page: str) -> list[tuple[int, str, str]]:
+    """(number, machine, state) of each row of the level page's wins table, in page order."""
+    table = page[page.index('id="level-wins"') : page.index('id="level-changes"')]
+    rows = re.findall(
+        r"<tr><td>(\d+)</td><td>[^<]*</td><td>([^<]*)</td><td[^>]*>[^<]*</td><td>([^<]*)</td></tr>", table
+    )
+    return [(int(number), machine, state) for number, machine, state in rows]
+
+
+def test_level_page_shows_the_latest_25_wins_newest_first_without_the_voided_hit(client, manager, level):
+    machines = [SlotMachineFactory(asset_number=f"NOG-03{n:02d}") for n in range(1, 4)]
+    hits = [level_hit(level.pk, machine_id=machines[n % 3].pk) for n in range(28)]
+    hit_void(hits[-1], manager, "Door open during the spin")
+    hits += [level_hit(level.pk, machine_id=machines[n % 3].pk) for n in range(28, 30)]
+    hit_verify(hits[-1], manager)
+    assert [hit.number for hit in hits] == list(range(1, 31))
+    # Hit.Meta orders by time: make time disagree with the numbers, which decide.
+    Hit.objects.filter(pk=hits[0].pk).update(at=timezone.now() + timedelta(hours=1))
+
+    client.force_login(manager)
+    page = client.get(reverse("admin:jackpots_level_change", args=[level.pk])).content.decode()
+
+    expected_numbers = [30, 29, *range(27, 4, -1)]
+    assert len(expected_numbers) == 25
+    assert _wins_rows(page) == [
+        (n, f"NOG-03{(n - 1) % 3 + 1:02d}", "Verified" if n == 30 else "Hit") for n in expected_numbers
+    ]
 
 
 def test_mystery_trigger_only_for_auditors(client, manager, attendant, auditor, level):

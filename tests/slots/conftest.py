@@ -13,6 +13,7 @@ from floor.credentials import credential_issue
 from slots.models import GatewayKey, MachineKey, SlotMachine
 from slots.services.auth import principal_cache_clear
 from tests.factories import SlotMachineFactory
+from tests.floor.conftest import floor_manager  # noqa: F401  (the admin revocation test)
 
 BASE_AT = (datetime.now(UTC) - timedelta(days=1)).replace(microsecond=0)
 

@@ -48,19 +48,91 @@ def test_revoked_key_stops_working_at_once_in_the_revoking_process(machine, post
     assert list(MachineEvent.objects.values_list("seq", flat=True)) == [1]
 
 
-def test_revoked_key_stops_working_in_other_processes_once_the_cache_lapses(
-    machine, post_events, monkeypatch
-):
+def _revoke_in_another_process(revoke) -> None:
+    """Runs ``revoke`` as another server process would: this process's key cache survives it, and only
+    the shared revocation generation can tell this process about it."""
+    kept = dict(auth._cache)
+    revoke()
+    auth._cache.clear()
+    auth._cache.update(kept)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_key_revoked_by_another_process_stops_working_here_at_once(machine, post_events):
     credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
     assert post_events([game(machine, 1)], key=key)[0] == 200
-    # Another process revoked it: this one is not told, and keeps the key for at most KEY_CACHE_SECONDS.
-    MachineKey.objects.filter(pk=credential.pk).update(revoked_at=timezone.now())
-    assert post_events([game(machine, 2)], key=key)[0] == 200
-    later = auth.time.monotonic() + auth.KEY_CACHE_SECONDS + 0.1
-    monkeypatch.setattr(auth.time, "monotonic", lambda: later)
+    assert post_events([game(machine, 2)], key=key)[0] == 200  # served from this process's cache
+    [(_expires, principal, generation)] = auth._cache.values()
+    assert principal.machine_id == machine.id
+
+    _revoke_in_another_process(lambda: credential_revoke(credential))
+
+    assert [entry[2] for entry in auth._cache.values()] == [generation]  # still cached here...
+    assert auth._revocation_generation() == generation + 1  # ...but the shared generation moved on
     status, body = post_events([game(machine, 3)], key=key)
     assert (status, body["error"]) == (401, "invalid_key")
+    assert auth._cache == {}
     assert sorted(MachineEvent.objects.values_list("seq", flat=True)) == [1, 2]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_key_revoked_with_the_admin_action_elsewhere_stops_working_here_at_once(
+    machine, post_events, floor_manager, client
+):
+    credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
+    _other, other_key = credential_issue(MachineKey, kind="mach", machine=machine)
+    assert post_events([game(machine, 1)], key=key)[0] == 200
+    assert post_events([game(machine, 2)], key=other_key)[0] == 200
+    client.force_login(floor_manager)
+
+    def revoke() -> None:
+        response = client.post(
+            "/admin/slots/machinekey/", {"action": "revoke", "_selected_action": [credential.pk]}
+        )
+        assert response.status_code == 302
+
+    _revoke_in_another_process(revoke)
+
+    status, body = post_events([game(machine, 3)], key=key)
+    assert (status, body["error"]) == (401, "invalid_key")
+    # The other key is looked up again once and stays valid.
+    assert post_events([game(machine, 4)], key=other_key)[0] == 200
+    assert sorted(MachineEvent.objects.values_list("seq", flat=True)) == [1, 2, 4]
+
+
+def test_revoked_key_is_refused_by_a_process_with_a_cold_cache(machine, post_events):
+    credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
+    assert post_events([game(machine, 1)], key=key)[0] == 200
+    credential_revoke(credential)
+    auth.principal_cache_clear()  # a process that never saw the key
+    status, body = post_events([game(machine, 2)], key=key)
+    assert (status, body["error"]) == (401, "invalid_key")
+
+
+def test_a_revocation_is_published_only_after_its_commit(
+    machine, post_events, django_capture_on_commit_callbacks
+):
+    credential, _key = credential_issue(MachineKey, kind="mach", machine=machine)
+    before = auth._revocation_generation()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        credential_revoke(credential)
+    assert auth._revocation_generation() == before
+    assert len(callbacks) == 1
+    callbacks[0]()
+    assert auth._revocation_generation() == before + 1
+
+
+def test_an_unreadable_generation_sends_every_request_to_the_database(machine, post_events, monkeypatch):
+    credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
+    assert post_events([game(machine, 1)], key=key)[0] == 200
+
+    def broken(*args, **kwargs):
+        raise ConnectionError("cache down")
+
+    monkeypatch.setattr(auth.cache, "get", broken)
+    MachineKey.objects.filter(pk=credential.pk).update(revoked_at=timezone.now())  # no signal at all
+    status, body = post_events([game(machine, 2)], key=key)
+    assert (status, body["error"]) == (401, "invalid_key")
 
 
 @pytest.mark.parametrize(
