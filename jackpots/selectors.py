@@ -10,6 +10,7 @@ from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
+from jackpots.tables.models import Table
 from slots.models import MachineEvent, SlotMachine
 
 
@@ -29,6 +30,7 @@ def progressives_list() -> QuerySet[Progressive]:
     return Progressive.objects.prefetch_related(
         Prefetch("levels", queryset=Level.objects.order_by("position", "id")),
         "members__machine__room__venue",
+        "tables__venue",
     )
 
 
@@ -54,19 +56,27 @@ LINK_DOWN = "down"
 def progressive_links(progressive_ids: list[int], *, now: datetime | None = None) -> dict[int, str]:
     """Link state per progressive (rule 5, NJ 13:69E-1.39B), the one answer the API and the signs give:
     down when the engine has left one of its pending events unapplied for LINK_STALE_AFTER_SECONDS, or
-    when none of its enabled member machines is in service. Two queries for any number of progressives."""
+    when none of its members is up: an enabled machine in service or an active table (a table has no
+    connection state of its own; it posts whole rounds, each applied at once). Two queries for any number
+    of progressives."""
     if not progressive_ids:
         return {}
     cutoff = (now or timezone.now()) - timedelta(seconds=settings.LINK_STALE_AFTER_SECONDS)
-    online = set(
+    machines_up = (
         ProgressiveMachine.objects.filter(
             progressive_id__in=progressive_ids,
             enabled=True,
             machine__status=SlotMachine.Status.IN_SERVICE,
         )
+        .order_by()
         .values_list("progressive_id", flat=True)
-        .distinct()
     )
+    tables_up = (
+        Table.objects.filter(progressive_id__in=progressive_ids, active=True)
+        .order_by()
+        .values_list("progressive_id", flat=True)
+    )
+    online = set(machines_up.union(tables_up))
     stale = set(
         MachineEvent.objects.filter(
             pending=True,
@@ -82,7 +92,10 @@ def progressive_links(progressive_ids: list[int], *, now: datetime | None = None
 def progressive_public(progressive: Progressive, *, link: str | None = None) -> dict:
     """``link``: the progressive's state from ``progressive_links`` when the caller read it for several
     progressives at once; read here otherwise."""
-    venues = sorted({member.machine.room.venue.code for member in progressive.members.all()})
+    venues = sorted(
+        {member.machine.room.venue.code for member in progressive.members.all()}
+        | {table.venue.code for table in progressive.tables.all()}
+    )
     levels = []
     for level in progressive.levels.all():
         last = level_last_hit(level)
