@@ -10,7 +10,7 @@ from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
-from jackpots.tables.models import Table
+from jackpots.tables.models import Table, TableSeat
 from slots.models import MachineEvent, SlotMachine
 
 
@@ -47,6 +47,15 @@ def level_last_hit(level: Level) -> Hit | None:
 def level_hits_recent(level: Level, count: int = 25) -> QuerySet[Hit]:
     """The last wins of a level (NY 5320.8(b) keeps at least 25)."""
     return Hit.objects.filter(level=level).select_related("machine").order_by("-number", "-id")[:count]
+
+
+def hit_place(hit: Hit) -> str | None:
+    """Where a hit was won, as signs and the API name it: the machine's asset number or, for a table
+    prize, the code of the table whose round won it first."""
+    if hit.machine_id is not None:
+        return hit.machine.asset_number
+    seat = TableSeat.objects.filter(share__hit=hit).select_related("round__table").order_by("id").first()
+    return seat.round.table.code if seat is not None else None
 
 
 LINK_UP = "up"
@@ -111,7 +120,7 @@ def progressive_public(progressive: Progressive, *, link: str | None = None) -> 
                 else {
                     "at": last.at,
                     "amount_eur": eur(last.amount_cents),
-                    "machine": last.machine.asset_number if last.machine else None,
+                    "machine": hit_place(last),
                 },
             }
         )

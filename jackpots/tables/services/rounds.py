@@ -267,6 +267,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
     lines = pay_lines(pay_table)
     playing = [s for s in seats if s.jackpot_bet_cents > 0 and not s.changed_card]
     touched: list[PrizeShare] = []
+    hit_ids: list[int] = []
     for hand in HAND_ORDER:
         line = lines.get(hand)
         if line is None or line.kind != PayLine.Kind.PERCENT:
@@ -295,6 +296,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
             )
             state = recorded.state
             entries.extend(recorded.entries)
+            hit_ids.extend(hit.id for hit in recorded.hits)
             share = PrizeShare.objects.create(
                 level=level,
                 hand=hand,
@@ -323,6 +325,8 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
     round_.save()
     level_ids = [level.id]
     transaction.on_commit(lambda: publish.levels_changed(level_ids))
+    for hit_id in hit_ids:
+        transaction.on_commit(lambda hit_id=hit_id: publish.hit_announced(hit_id))
     return round_.response
 
 

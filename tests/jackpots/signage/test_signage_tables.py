@@ -12,12 +12,14 @@ from django.test import Client
 
 from floor.credentials import screen_token_issue
 from floor.models import SignageScreen, Venue
-from jackpots.models import Level, Progressive
+from jackpots.models import Hit, Level, Progressive
 from jackpots.tables.models import Table
 from jackpots.tables.seed import CARIBBEAN_STUD, tables_seed
+from jackpots.tables.services import table_key_issue
 from tests.factories import SignageScreenFactory
 from tests.jackpots.signage.conftest import SOCKET_TESTS
-from tests.jackpots.signage.test_signage_consumer import link_frame, open_sign
+from tests.jackpots.signage.test_signage_consumer import link_frame, open_sign, receive_until
+from tests.jackpots.table_factories import body, seat
 
 pytestmark = SOCKET_TESTS
 
@@ -74,4 +76,47 @@ async def test_a_table_progressive_is_up_with_its_tables_venues_and_down_with_no
     await tables_set_active(True, "NOG-CSP-2")
     assert await sign.receive_json_from(timeout=3) == link_frame(3, pid, "up")
     assert await api_link_and_venues(pid) == (("up", ["NOG", "VEN"]), ("up", ["NOG", "VEN"]))
+    await sign.disconnect()
+
+
+@database_sync_to_async
+def royal_posted(code: str) -> tuple[int, dict]:
+    """A round with a royal flush (one €1 chip) at ``code``, through the API with the table's key."""
+    key = table_key_issue(Table.objects.get(code=code))[1]
+    response = Client().post(
+        f"/api/v1/tables/{code}/rounds",
+        body("R-1", [seat(1, "AS KS QS JS TS"), seat(2, "2C 5D 7H 9S JC", bet=0)]),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {key}",
+    )
+    return response.status_code, response.json()
+
+
+async def test_a_royal_flush_round_is_celebrated_with_the_table_and_the_exact_amount(
+    table_sign: TableSign,
+) -> None:
+    sign = await open_sign(table_sign)
+    await sign.receive_json_from(timeout=3)
+
+    status, answer = await royal_posted("NOG-CSP-1")
+    assert (status, answer["seats"][0]["award"]["amount"]) == (201, 1_000_035)
+    frames = await receive_until(sign, "hit")
+    hit = await database_sync_to_async(Hit.objects.get)(level=table_sign.level)
+    # €10,000.00 standing plus 35% of the €1 chip: 1,000,035 cents won; the level restarts at the reset.
+    assert frames[-1] == {
+        "type": "hit",
+        "n": frames[-1]["n"],
+        "level": table_sign.level.id,
+        "amount_eur": "10000.35",
+        "machine": "NOG-CSP-1",
+        "reset_eur": "10000.00",
+        "seq": hit.level_seq,
+    }
+    assert [f["type"] for f in frames].count("hit") == 1
+    assert hit.amount_cents == 1_000_035
+    detail = await database_sync_to_async(
+        lambda: Client().get(f"/api/v1/jackpots/{table_sign.progressive.id}")
+    )()
+    assert detail.json()["levels"][0]["last_hit"]["machine"] == "NOG-CSP-1"
+    assert detail.json()["levels"][0]["last_hit"]["amount_eur"] == "10000.35"
     await sign.disconnect()
