@@ -59,6 +59,11 @@ def test_list_and_detail_follow_the_contract(linked):
         404,
         {"error": "not_found", "detail": "There is no jackpot 999999."},
     )
+    malformed = client.get("/api/v1/jackpots/null,null")
+    assert (malformed.status_code, malformed.json()) == (
+        404,
+        {"error": "not_found", "detail": "There is no jackpot null,null."},
+    )
 
 
 def test_link_is_down_when_events_wait_too_long(linked, settings):

@@ -153,7 +153,8 @@ def answer_as_of(answer: dict, now: datetime) -> dict:
     for seat in answer.get("seats", []):
         final_at = seat["award"].get("final_at")
         provisional = final_at is not None and now <= datetime.fromisoformat(final_at)
-        seats.append({**seat, "award": {**seat["award"], "provisional": provisional}})
+        award = {**seat["award"], "provisional": provisional, "final_at": final_at}
+        seats.append({**seat, "award": award})
     return {**answer, "seats": seats}
 
 
