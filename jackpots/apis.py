@@ -57,10 +57,10 @@ class JackpotDetailApi(APIView):
         operation_id="jackpots_detail",
     )
     def get(self, request: Request, progressive_id: str) -> Response:
-        # Any text reaches the view (not an <int:> route) so that a malformed id gets the API's JSON 404.
-        progressive = (
-            progressives_list().filter(pk=int(progressive_id)).first() if progressive_id.isdecimal() else None
-        )
+        # Any text reaches the view (not an <int:> route) so that a malformed id gets the API's JSON 404;
+        # more than 18 digits cannot be a key and would overflow the database's integer.
+        well_formed = progressive_id.isascii() and progressive_id.isdigit() and len(progressive_id) <= 18
+        progressive = progressives_list().filter(pk=int(progressive_id)).first() if well_formed else None
         if progressive is None:
             return Response(
                 {"error": "not_found", "detail": f"There is no jackpot {progressive_id}."}, status=404
