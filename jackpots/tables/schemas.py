@@ -69,13 +69,22 @@ AwardSerializer = inline_serializer(
         ),
     },
 )
-RoundAnswer = inline_serializer(
-    "TableRoundAnswer",
-    {
+
+
+def _round_head(currency_help: str) -> dict[str, serializers.Field]:
+    """The fields a round's answer and its void's answer both start with."""
+    return {
         "round": serializers.CharField(),
         "table": serializers.CharField(),
         "state": serializers.ChoiceField(choices=TableRound.State.choices),
-        "currency": serializers.CharField(help_text="The venue's currency."),
+        "currency": serializers.CharField(help_text=currency_help),
+    }
+
+
+RoundAnswer = inline_serializer(
+    "TableRoundAnswer",
+    {
+        **_round_head("The venue's currency."),
         "pool_currency": serializers.CharField(help_text="The progressive's currency."),
         "rate": serializers.CharField(help_text="Venue units per progressive unit, 8 decimals."),
         "exchange_rate": serializers.IntegerField(
@@ -99,10 +108,7 @@ VoidRequest = inline_serializer("TableVoidRequest", {"reason": serializers.CharF
 VoidAnswer = inline_serializer(
     "TableVoidAnswer",
     {
-        "round": serializers.CharField(),
-        "table": serializers.CharField(),
-        "state": serializers.ChoiceField(choices=TableRound.State.choices),
-        "currency": serializers.CharField(help_text="The venue's currency, of the refunds."),
+        **_round_head("The venue's currency, of the refunds."),
         "refunds": inline_serializer(
             "TableRefund",
             {

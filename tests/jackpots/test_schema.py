@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 import schemathesis
 import yaml
-from django.core import signals
 from django.core.wsgi import get_wsgi_application
-from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -20,22 +18,14 @@ from schemathesis.specs.openapi.checks import (
 from jackpots.tables.services import round_record
 from tests.jackpots.table_factories import body, seat, tables_ready
 
+# The same autouse fixture as the events API's schema test: keep the test's connection open.
+from tests.slots.test_schema import _keep_the_test_connection  # noqa: F401
+
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application()).include(
     path_regex=r"^/api/v1/(jackpots|tables)"
 )
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
-
-
-@pytest.fixture(autouse=True)
-def _keep_the_test_connection():
-    """Schemathesis calls the WSGI app directly: keep the request signals from closing the connection
-    that holds the test's transaction (as Django's test client does)."""
-    signals.request_started.disconnect(close_old_connections)
-    signals.request_finished.disconnect(close_old_connections)
-    yield
-    signals.request_started.connect(close_old_connections)
-    signals.request_finished.connect(close_old_connections)
 
 
 @pytest.fixture

@@ -22,47 +22,32 @@ def award_of(answer: dict, number: int) -> dict:
     return next(s["award"] for s in answer["seats"] if s["seat"] == number)
 
 
+def euro_award(cents: int, *, provisional: bool, final_at: str | None) -> dict:
+    """A seat's award at a euro table of the euro progressive, all of it from a percentage prize."""
+    return {
+        "amount": cents,
+        "currency": "EUR",
+        "amount_eur": f"{cents // 100}.{cents % 100:02d}",
+        "pool_amount": cents,
+        "share": cents,
+        "fixed": 0,
+        "progressive": final_at is not None,
+        "provisional": provisional,
+        "final_at": final_at,
+    }
+
+
 def test_a_retry_of_the_first_royal_answers_the_divided_amount_and_a_void_restores_it() -> None:
     t = tables_ready()
     first = t.post("NOG-CSP-1", ROYAL_N)
     assert first.status_code == 201
-    assert award_of(first.json(), 1) == {
-        "amount": 1_000_035,
-        "currency": "EUR",
-        "amount_eur": "10000.35",
-        "pool_amount": 1_000_035,
-        "share": 1_000_035,
-        "fixed": 0,
-        "progressive": True,
-        "provisional": True,
-        "final_at": at(60),
-    }
+    assert award_of(first.json(), 1) == euro_award(1_000_035, provisional=True, final_at=at(60))
     second = t.post("VEN-CSP-1", body("V-1", [seat(3, "AD KD QD JD TD"), seat(4, NOTHING)], seconds=20))
     assert award_of(second.json(), 3)["amount"] == 500_017
-    assert award_of(second.json(), 4) == {
-        "amount": 0,
-        "currency": "EUR",
-        "amount_eur": "0.00",
-        "pool_amount": 0,
-        "share": 0,
-        "fixed": 0,
-        "progressive": False,
-        "provisional": False,
-        "final_at": None,
-    }
+    assert award_of(second.json(), 4) == euro_award(0, provisional=False, final_at=None)
     retry = t.post("NOG-CSP-1", ROYAL_N)
     assert retry.status_code == 200
-    assert award_of(retry.json(), 1) == {
-        "amount": 500_018,
-        "currency": "EUR",
-        "amount_eur": "5000.18",
-        "pool_amount": 500_018,
-        "share": 500_018,
-        "fixed": 0,
-        "progressive": True,
-        "provisional": True,
-        "final_at": at(60),
-    }
+    assert award_of(retry.json(), 1) == euro_award(500_018, provisional=True, final_at=at(60))
     # Without the second royal the first table is owed the whole prize again, and its retry says so.
     assert t.void("VEN-CSP-1", "V-1").status_code == 200
     assert award_of(t.post("NOG-CSP-1", ROYAL_N).json(), 1)["amount"] == 1_000_035

@@ -3,15 +3,15 @@ and a table's jackpot win is celebrated like a machine's."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
 from floor.credentials import screen_token_issue
-from floor.models import SignageScreen, Venue
+from floor.models import Venue
 from jackpots.models import Hit, Level, Progressive
 from jackpots.tables.models import Table
 from jackpots.tables.seed import CARIBBEAN_STUD, tables_seed
@@ -19,21 +19,16 @@ from jackpots.tables.services import table_key_issue
 from tests.factories import SignageScreenFactory
 from tests.jackpots.signage.conftest import SOCKET_TESTS
 from tests.jackpots.signage.test_signage_consumer import link_frame, open_sign, receive_until
+from tests.jackpots.signage.test_signage_links import api_links
 from tests.jackpots.table_factories import body, seat
 
 pytestmark = SOCKET_TESTS
 
 
-@dataclass
-class TableSign:
-    screen: SignageScreen
-    token: str
+class TableSign(NamedTuple):
+    path: str
     progressive: Progressive
     level: Level
-
-    @property
-    def path(self) -> str:
-        return f"/ws/signage/{self.screen.slug}/?token={self.token}"
 
 
 @pytest.fixture
@@ -43,14 +38,8 @@ def table_sign(transactional_db, quiet_signs, settings) -> TableSign:
     progressive = Progressive.objects.get(name=CARIBBEAN_STUD)
     screen = SignageScreenFactory(slug="nog-tables", venue=Venue.objects.get(code="NOG"))
     screen.progressives.add(progressive)
-    return TableSign(screen, screen_token_issue(screen), progressive, progressive.pay_table.level)
-
-
-@database_sync_to_async
-def api_link_and_venues(progressive_id: int) -> tuple[tuple[str, list[str]], tuple[str, list[str]]]:
-    listed = {item["id"]: item for item in Client().get("/api/v1/jackpots").json()}[progressive_id]
-    detail = Client().get(f"/api/v1/jackpots/{progressive_id}").json()
-    return (listed["link"], listed["venues"]), (detail["link"], detail["venues"])
+    path = f"/ws/signage/{screen.slug}/?token={screen_token_issue(screen)}"
+    return TableSign(path, progressive, progressive.pay_table.level)
 
 
 @database_sync_to_async
@@ -65,17 +54,19 @@ async def test_a_table_progressive_is_up_with_its_tables_venues_and_down_with_no
     sign = await open_sign(table_sign)
     shown = (await sign.receive_json_from(timeout=3))["jackpots"]
     assert [(j["id"], j["link"], j["venues"]) for j in shown] == [(pid, "up", ["NOG", "VEN"])]
-    assert await api_link_and_venues(pid) == (("up", ["NOG", "VEN"]), ("up", ["NOG", "VEN"]))
+    assert await api_links(pid) == ("up", "up")
+    assert await api_links(pid, "venues") == (["NOG", "VEN"], ["NOG", "VEN"])
 
     await tables_set_active(False, "NOG-CSP-1", "NOG-CSP-2")  # VEN-CSP-1 still active
     assert await sign.receive_nothing(timeout=0.3)
     await tables_set_active(False, "VEN-CSP-1")
     assert await sign.receive_json_from(timeout=3) == link_frame(2, pid, "down")
-    assert await api_link_and_venues(pid) == (("down", ["NOG", "VEN"]), ("down", ["NOG", "VEN"]))
+    assert await api_links(pid) == ("down", "down")
+    assert await api_links(pid, "venues") == (["NOG", "VEN"], ["NOG", "VEN"])
 
     await tables_set_active(True, "NOG-CSP-2")
     assert await sign.receive_json_from(timeout=3) == link_frame(3, pid, "up")
-    assert await api_link_and_venues(pid) == (("up", ["NOG", "VEN"]), ("up", ["NOG", "VEN"]))
+    assert await api_links(pid) == ("up", "up")
     await sign.disconnect()
 
 
