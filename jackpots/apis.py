@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -52,10 +52,15 @@ class JackpotListApi(APIView):
 
 class JackpotDetailApi(APIView):
     @extend_schema(
-        responses={200: ProgressivePublicSerializer, 404: ErrorSerializer}, operation_id="jackpots_detail"
+        parameters=[OpenApiParameter("progressive_id", int, OpenApiParameter.PATH)],
+        responses={200: ProgressivePublicSerializer, 404: ErrorSerializer},
+        operation_id="jackpots_detail",
     )
-    def get(self, request: Request, progressive_id: int) -> Response:
-        progressive = progressives_list().filter(pk=progressive_id).first()
+    def get(self, request: Request, progressive_id: str) -> Response:
+        # Any text reaches the view (not an <int:> route) so that a malformed id gets the API's JSON 404;
+        # more than 18 digits cannot be a key and would overflow the database's integer.
+        well_formed = progressive_id.isascii() and progressive_id.isdigit() and len(progressive_id) <= 18
+        progressive = progressives_list().filter(pk=int(progressive_id)).first() if well_formed else None
         if progressive is None:
             return Response(
                 {"error": "not_found", "detail": f"There is no jackpot {progressive_id}."}, status=404

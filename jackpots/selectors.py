@@ -10,6 +10,7 @@ from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 
 from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
+from jackpots.tables.models import Table, TableSeat
 from slots.models import MachineEvent, SlotMachine
 
 
@@ -29,6 +30,7 @@ def progressives_list() -> QuerySet[Progressive]:
     return Progressive.objects.prefetch_related(
         Prefetch("levels", queryset=Level.objects.order_by("position", "id")),
         "members__machine__room__venue",
+        "tables__venue",
     )
 
 
@@ -60,6 +62,15 @@ def level_wins_recent(level: Level, count: int = 25) -> QuerySet[Hit]:
     return _hits_newest_first(Hit.objects.filter(level=level).exclude(state=Hit.State.VOIDED))[:count]
 
 
+def hit_place(hit: Hit) -> str | None:
+    """Where a hit was won, as signs and the API name it: the machine's asset number or, for a table
+    prize, the code of the table whose round won it first."""
+    if hit.machine_id is not None:
+        return hit.machine.asset_number
+    seat = TableSeat.objects.filter(share__hit=hit).select_related("round__table").order_by("id").first()
+    return seat.round.table.code if seat is not None else None
+
+
 LINK_UP = "up"
 LINK_DOWN = "down"
 
@@ -67,19 +78,27 @@ LINK_DOWN = "down"
 def progressive_links(progressive_ids: list[int], *, now: datetime | None = None) -> dict[int, str]:
     """Link state per progressive (rule 5, NJ 13:69E-1.39B), the one answer the API and the signs give:
     down when the engine has left one of its pending events unapplied for LINK_STALE_AFTER_SECONDS, or
-    when none of its enabled member machines is in service. Two queries for any number of progressives."""
+    when none of its members is up: an enabled machine in service or an active table (a table has no
+    connection state of its own; it posts whole rounds, each applied at once). Two queries for any number
+    of progressives."""
     if not progressive_ids:
         return {}
     cutoff = (now or timezone.now()) - timedelta(seconds=settings.LINK_STALE_AFTER_SECONDS)
-    online = set(
+    machines_up = (
         ProgressiveMachine.objects.filter(
             progressive_id__in=progressive_ids,
             enabled=True,
             machine__status=SlotMachine.Status.IN_SERVICE,
         )
+        .order_by()
         .values_list("progressive_id", flat=True)
-        .distinct()
     )
+    tables_up = (
+        Table.objects.filter(progressive_id__in=progressive_ids, active=True)
+        .order_by()
+        .values_list("progressive_id", flat=True)
+    )
+    online = set(machines_up.union(tables_up))
     stale = set(
         MachineEvent.objects.filter(
             pending=True,
@@ -95,7 +114,10 @@ def progressive_links(progressive_ids: list[int], *, now: datetime | None = None
 def progressive_public(progressive: Progressive, *, link: str | None = None) -> dict:
     """``link``: the progressive's state from ``progressive_links`` when the caller read it for several
     progressives at once; read here otherwise."""
-    venues = sorted({member.machine.room.venue.code for member in progressive.members.all()})
+    venues = sorted(
+        {member.machine.room.venue.code for member in progressive.members.all()}
+        | {table.venue.code for table in progressive.tables.all()}
+    )
     levels = []
     for level in progressive.levels.all():
         last = level_last_hit(level)
@@ -111,7 +133,7 @@ def progressive_public(progressive: Progressive, *, link: str | None = None) -> 
                 else {
                     "at": last.at,
                     "amount_eur": eur(last.amount_cents),
-                    "machine": last.machine.asset_number if last.machine else None,
+                    "machine": hit_place(last),
                 },
             }
         )

@@ -6,5 +6,5 @@ from jackpots.apis import JackpotDetailApi, JackpotListApi
 
 urlpatterns = [
     path("jackpots", JackpotListApi.as_view(), name="jackpots-list"),
-    path("jackpots/<int:progressive_id>", JackpotDetailApi.as_view(), name="jackpots-detail"),
+    path("jackpots/<str:progressive_id>", JackpotDetailApi.as_view(), name="jackpots-detail"),
 ]

@@ -8,7 +8,14 @@ from django.utils import timezone
 from floor.credentials import screen_token_matches
 from floor.models import SignageScreen
 from jackpots.models import Hit, Level
-from jackpots.selectors import eur, eur_from_mc, progressive_links, progressive_public, progressives_list
+from jackpots.selectors import (
+    eur,
+    eur_from_mc,
+    hit_place,
+    progressive_links,
+    progressive_public,
+    progressives_list,
+)
 from jackpots.signage.currency import ScreenContent, amounts_in, display_rate
 
 
@@ -85,7 +92,7 @@ def hit_message(hit_id: int) -> tuple[int, dict] | None:
         "type": "hit",
         "level": hit.level_id,
         "amount_eur": eur(hit.amount_cents),
-        "machine": hit.machine.asset_number if hit.machine else None,
+        "machine": hit_place(hit),
         "reset_eur": eur_from_mc(hit.level.reset_mc),
         "seq": hit.level_seq,
     }

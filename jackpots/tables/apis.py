@@ -5,93 +5,25 @@ from __future__ import annotations
 import orjson
 from django.http import HttpResponse
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from floor.credentials import credential_find
 from jackpots.tables.models import Table, TableKey
 from jackpots.tables.round_input import RoundError
+from jackpots.tables.schemas import (
+    ROUND_EXAMPLE,
+    TABLE_CODE,
+    DisplayAnswer,
+    ErrorSerializer,
+    RoundAnswer,
+    RoundRequest,
+    VoidAnswer,
+    VoidRequest,
+)
 from jackpots.tables.selectors import table_display
 from jackpots.tables.services import round_record, round_void
-
-ErrorSerializer = inline_serializer(
-    "TableError", {"error": serializers.CharField(), "detail": serializers.CharField()}
-)
-CardsField = serializers.ListField(child=serializers.CharField(max_length=2))
-RoundRequest = inline_serializer(
-    "TableRoundRequest",
-    {
-        "round": serializers.CharField(max_length=64, help_text="Unique per table; a retry reuses it."),
-        "at": serializers.DateTimeField(),
-        "community": serializers.ListField(
-            child=serializers.CharField(max_length=2), required=False, help_text="Casino Hold'em: 5 cards."
-        ),
-        "dealer": serializers.ListField(
-            child=serializers.CharField(max_length=2),
-            required=False,
-            help_text="Optional, checked for duplicates; jackpot hands pay whatever the dealer holds.",
-        ),
-        "seats": inline_serializer(
-            "TableSeatRequest",
-            {
-                "seat": serializers.IntegerField(min_value=1),
-                "jackpot_bet": serializers.IntegerField(
-                    min_value=0, help_text="Cents of the venue's currency."
-                ),
-                "cards": serializers.ListField(child=serializers.CharField(max_length=2)),
-                "changed_card": serializers.BooleanField(required=False, default=False),
-            },
-            many=True,
-        ),
-    },
-)
-AmountSerializer = inline_serializer(
-    "TableAmount",
-    {
-        "amount": serializers.IntegerField(),
-        "amount_eur": serializers.CharField(allow_null=True),
-        "currency": serializers.CharField(),
-    },
-)
-AwardSerializer = inline_serializer(
-    "TableAward",
-    {
-        "amount": serializers.IntegerField(help_text="Cents of the venue's currency."),
-        "currency": serializers.CharField(),
-        "amount_eur": serializers.CharField(
-            allow_null=True, help_text="Progressive in EUR: the award in EUR."
-        ),
-        "pool_amount": serializers.IntegerField(help_text="Cents of the progressive's currency."),
-        "share": serializers.IntegerField(help_text="Part of a percentage prize, progressive cents."),
-        "fixed": serializers.IntegerField(help_text="Fixed prize, progressive cents."),
-        "progressive": serializers.BooleanField(help_text="Takes part in a percentage prize."),
-    },
-)
-RoundAnswer = inline_serializer(
-    "TableRoundAnswer",
-    {
-        "round": serializers.CharField(),
-        "table": serializers.CharField(),
-        "state": serializers.CharField(),
-        "currency": serializers.CharField(),
-        "pool_currency": serializers.CharField(),
-        "rate": serializers.CharField(),
-        "seats": inline_serializer(
-            "TableSeatAnswer",
-            {
-                "seat": serializers.IntegerField(),
-                "hand": serializers.CharField(),
-                "jackpot_bet": serializers.IntegerField(),
-                "eligible": serializers.BooleanField(),
-                "contribution": AmountSerializer,
-                "award": AwardSerializer,
-            },
-            many=True,
-        ),
-    },
-)
 
 
 def _json(status: int, content: dict) -> HttpResponse:
@@ -130,6 +62,8 @@ class TableRoundsApi(APIView):
             "duplicate_card, wrong_card_count) and bad bets are refused with 400 and change nothing."
         ),
         request=RoundRequest,
+        parameters=[TABLE_CODE],
+        examples=[ROUND_EXAMPLE],
         responses={
             200: RoundAnswer,
             201: RoundAnswer,
@@ -137,7 +71,10 @@ class TableRoundsApi(APIView):
             401: OpenApiResponse(ErrorSerializer),
             403: OpenApiResponse(ErrorSerializer),
             404: OpenApiResponse(ErrorSerializer),
-            409: OpenApiResponse(ErrorSerializer, description="round_conflict, no_exchange_rate."),
+            409: OpenApiResponse(
+                ErrorSerializer,
+                description="round_conflict, no_exchange_rate, progressive_stopped, table_inactive.",
+            ),
         },
     )
     def post(self, request: Request, code: str) -> HttpResponse:
@@ -166,9 +103,10 @@ class TableRoundVoidApi(APIView):
             "Refunds the round's jackpot bets, reverses its contributions and voids its awards with "
             "compensating ledger entries. Voiding a voided round answers the same again."
         ),
-        request=inline_serializer("TableVoidRequest", {"reason": serializers.CharField(required=False)}),
+        request=VoidRequest,
+        parameters=[TABLE_CODE],
         responses={
-            200: OpenApiResponse(description="The refunds."),
+            200: OpenApiResponse(VoidAnswer, description="The round, voided, and its refunds."),
             400: OpenApiResponse(ErrorSerializer),
             401: OpenApiResponse(ErrorSerializer),
             403: OpenApiResponse(ErrorSerializer),
@@ -205,7 +143,16 @@ class TableDisplayApi(APIView):
     authentication_classes: list = []
     permission_classes: list = []
 
-    @extend_schema(operation_id="table_display", summary="A table's jackpot display", responses={200: dict})
+    @extend_schema(
+        operation_id="table_display",
+        summary="A table's jackpot display",
+        parameters=[TABLE_CODE],
+        responses={
+            200: DisplayAnswer,
+            404: OpenApiResponse(ErrorSerializer, description="unknown_table."),
+            409: OpenApiResponse(ErrorSerializer, description="no_exchange_rate."),
+        },
+    )
     def get(self, request: Request, code: str) -> HttpResponse:
         table = (
             Table.objects.select_related("venue", "progressive__pay_table__level").filter(code=code).first()

@@ -88,6 +88,14 @@ def request_digest(data: dict) -> str:
     return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
+def _card_list(data: dict, field: str) -> list:
+    """An optional list of card codes: absent is empty, anything but a list (null included) is refused."""
+    codes = data.get(field, [])
+    if not isinstance(codes, list):
+        raise RoundError("invalid_round", f"{field} must be a list of card codes.")
+    return codes
+
+
 def round_parse(data: object, rule: BetRule, *, round_id: str | None = None) -> RoundInput:
     """Checks a posted round against the table's game and bet rule."""
     if not isinstance(data, dict):
@@ -109,9 +117,9 @@ def round_parse(data: object, rule: BetRule, *, round_id: str | None = None) -> 
         raise RoundError("invalid_round", f"This table has {rule.seats} seats; {len(seats_raw)} were posted.")
     game = Game(rule.game)
     try:
-        community_codes = data.get("community", [])
+        community_codes = _card_list(data, "community")
         community = cards_parse(community_codes, count=COMMUNITY_CARDS[game], where="community")
-        dealer_codes = data.get("dealer", [])
+        dealer_codes = _card_list(data, "dealer")
         dealer = cards_parse(dealer_codes, count=len(dealer_codes), where="dealer") if dealer_codes else ()
         if dealer and len(dealer) != CARDS_PER_SEAT[game]:
             raise CardError(

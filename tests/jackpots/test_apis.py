@@ -53,6 +53,12 @@ def test_list_and_detail_follow_the_contract(linked):
         404,
         {"error": "not_found", "detail": "There is no jackpot 999999."},
     )
+    for malformed in ["null,null", "9" * 30, "\u0663"]:
+        response = client.get(f"/api/v1/jackpots/{malformed}")
+        assert (response.status_code, response.json()) == (
+            404,
+            {"error": "not_found", "detail": f"There is no jackpot {malformed}."},
+        )
 
 
 def test_link_is_down_when_events_wait_too_long(linked, settings):

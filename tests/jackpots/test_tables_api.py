@@ -82,6 +82,17 @@ def test_bad_rounds_are_refused_and_change_nothing(seats, community, code, detai
     assert (level_row(level), LedgerEntry.objects.count(), TableRound.objects.count()) == (before, ledger, 0)
 
 
+@pytest.mark.parametrize(("field", "value"), [("dealer", None), ("community", None), ("dealer", "2S 4D")])
+def test_card_lists_that_are_not_lists_are_refused(field, value) -> None:
+    t = tables_ready()
+    response = t.post("NOG-CSP-1", dict(body("BAD-2", [seat(1, NOTHING)]), **{field: value}))
+    assert (response.status_code, response.json()) == (
+        400,
+        {"error": "invalid_round", "detail": f"{field} must be a list of card codes."},
+    )
+    assert TableRound.objects.count() == 0
+
+
 @pytest.mark.parametrize("round_id", ["", "a/b", "x" * 65, 42, "round 1"])
 def test_round_ids_that_could_not_be_voided_by_url_are_refused(round_id) -> None:
     t = tables_ready()

@@ -97,7 +97,7 @@ def test_a_table_in_another_currency_bets_and_is_paid_in_its_own_at_a_recorded_r
     )
     key = table_key_issue(table)[1]
     rate = ExchangeRate.objects.create(
-        base="EUR", quote="CHF", rate=Decimal("0.93710000"), valid_from=T0 - timedelta(days=365)
+        base="EUR", quote="CHF", rate=Decimal("0.93710000"), valid_from=T0.replace(year=2020)
     )
     # A later rate does not apply to a round played before it.
     ExchangeRate.objects.create(base="EUR", quote="CHF", rate=Decimal("2"), valid_from=T0 + timedelta(days=1))

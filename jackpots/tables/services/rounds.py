@@ -62,31 +62,46 @@ def _pool_cents(bet_cents: int, rate: Decimal) -> int:
     return convert_cents_back(bet_cents, rate)
 
 
-def shares_resplit(share: PrizeShare, rate_of: dict[int, Decimal]) -> None:
-    """Divides the prize again between the share's seats (in the order they were recorded)."""
+def shares_resplit(share: PrizeShare, rate_of: dict[int, Decimal], *, answering: int | None = None) -> None:
+    """Divides the prize again between the share's seats (in the order they were recorded) and rewrites
+    the stored answer of every other round taking part, so that a retry of an earlier round answers what
+    its table is really owed now, not the larger part it was first told. ``answering``: the round being
+    recorded, whose answer the caller writes once all its prizes are divided."""
     seats = list(
-        share.seats.filter(round__state=TableRound.State.RECORDED).select_related("round").order_by("id")
+        share.seats.filter(round__state=TableRound.State.RECORDED)
+        .select_related("round__table")
+        .order_by("id")
     )
     if not seats:
         return
     parts = split_by_weight(share.prize_cents, [seat.share_weight for seat in seats])
+    rounds: dict[int, TableRound] = {}
     for seat, part in zip(seats, parts, strict=True):
         seat.share_cents = part
         rate = rate_of.get(seat.round_id, seat.round.rate)
         seat.award_cents = convert_cents(part + seat.fixed_cents, Decimal(rate))
         seat.save(update_fields=["share_cents", "award_cents"])
+        if seat.round_id != answering:
+            rounds[seat.round_id] = seat.round
+    for round_ in rounds.values():
+        round_.response = round_answer(round_)
+        round_.save(update_fields=["response"])
 
 
-def _open_share(level: Level, hand: str, at: datetime, window: timedelta) -> PrizeShare | None:
+def _open_share(
+    level: Level, hand: str, at: datetime, window: timedelta, received_at: datetime
+) -> PrizeShare | None:
     """An unpaid prize of the same hand won within ``window`` of ``at``, before or after: a table that
-    posts its round late still shares with the win declared at the same time elsewhere."""
+    posts its round late still shares with the win declared at the same time elsewhere, as long as the
+    window has not closed by the server's clock. Past it the prize is final (its answers said so and the
+    tables pay it) and is never divided again."""
     return (
         PrizeShare.objects.filter(
             level=level,
             hand=hand,
             voided=False,
             opened_at__gte=at - window,
-            closes_at__gte=at,
+            closes_at__gte=max(at, received_at),
             hit__state__in=[Hit.State.HIT, Hit.State.VERIFIED],
         )
         .order_by("-opened_at", "-id")
@@ -103,6 +118,8 @@ def _eur_text(pool_cents: int, pool_currency: str, venue_cents: int, venue_curre
 
 def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
     pool_award = seat.share_cents + seat.fixed_cents
+    # A percentage prize may still be divided with a later winner until its window closes.
+    final_at = seat.share.closes_at.isoformat() if seat.share_id is not None else None
     contribution_cents = seat.contribution_mc // core.MC_PER_CENT
     return {
         "seat": seat.seat,
@@ -124,14 +141,27 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
             "fixed": seat.fixed_cents,
             # The seat takes part in a percentage prize (alone or divided with other winners).
             "progressive": seat.share_id is not None,
+            "provisional": final_at is not None,
+            "final_at": final_at,
         },
     }
+
+
+def answer_as_of(answer: dict, now: datetime) -> dict:
+    """A stored answer as it stands at ``now``: a share is provisional until its window has closed."""
+    seats = []
+    for seat in answer.get("seats", []):
+        final_at = seat["award"].get("final_at")
+        provisional = final_at is not None and now <= datetime.fromisoformat(final_at)
+        award = {**seat["award"], "provisional": provisional, "final_at": final_at}
+        seats.append({**seat, "award": award})
+    return {**answer, "seats": seats}
 
 
 def round_answer(round_: TableRound, seats: list[TableSeat] | None = None) -> dict:
     """The round as the API answers it; ``seats`` when the caller holds them up to date."""
     if seats is None:
-        seats = list(round_.seat_rows.order_by("seat"))
+        seats = list(round_.seat_rows.select_related("share").order_by("seat"))
     return {
         "round": round_.round_id,
         "table": round_.table.code,
@@ -150,6 +180,7 @@ def round_record(table: Table, data: object, *, received_at: datetime | None = N
     if not table.active:
         raise RoundError("table_inactive", f"Table {table.code} is not active.", status=409)
     pay_table = table.progressive.pay_table
+    received_at = received_at or timezone.now()
     try:
         with transaction.atomic():
             level = levels_lock([pay_table.level_id])[pay_table.level_id]
@@ -161,19 +192,19 @@ def round_record(table: Table, data: object, *, received_at: datetime | None = N
                         f"Round {parsed.round_id} was already recorded with different content.",
                         status=409,
                     )
-                return existing.response, False
+                return answer_as_of(existing.response, received_at), False
             if level.stopped:
                 raise RoundError(
                     "progressive_stopped",
                     f"The progressive of table {table.code} is stopped: no jackpot bets are taken.",
                     status=409,
                 )
-            answer = _round_write(table, pay_table, level, parsed, received_at or timezone.now())
+            answer = _round_write(table, pay_table, level, parsed, received_at)
     except IntegrityError:
         # A concurrent post of the same round won the race (only possible if it locked another level).
         existing = TableRound.objects.get(table=table, round_id=parsed.round_id)
-        return existing.response, False
-    return answer, True
+        return answer_as_of(existing.response, received_at), False
+    return answer_as_of(answer, received_at), True
 
 
 def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, received_at: datetime) -> dict:
@@ -237,6 +268,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
     lines = pay_lines(pay_table)
     playing = [s for s in seats if s.jackpot_bet_cents > 0 and not s.changed_card]
     touched: list[PrizeShare] = []
+    hit_ids: list[int] = []
     for hand in HAND_ORDER:
         line = lines.get(hand)
         if line is None or line.kind != PayLine.Kind.PERCENT:
@@ -249,7 +281,9 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
             winners, weights = playing, [s.bet_pool_cents for s in playing]
         else:
             winners, weights = holders, [1] * len(holders)
-        share = _open_share(level, hand, parsed.at, timedelta(seconds=pay_table.share_window_seconds))
+        share = _open_share(
+            level, hand, parsed.at, timedelta(seconds=pay_table.share_window_seconds), received_at
+        )
         if share is None:
             mode = core.AwardMode.WHOLE if line.percent == 100 else core.AwardMode.SHARE
             recorded = award_record_locked(
@@ -263,6 +297,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
             )
             state = recorded.state
             entries.extend(recorded.entries)
+            hit_ids.extend(hit.id for hit in recorded.hits)
             share = PrizeShare.objects.create(
                 level=level,
                 hand=hand,
@@ -283,7 +318,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
         seat.award_cents = convert_cents(seat.fixed_cents, rate.rate)
     TableSeat.objects.bulk_create(seats)
     for share in touched:
-        shares_resplit(share, {round_.id: rate.rate})
+        shares_resplit(share, {round_.id: rate.rate}, answering=round_.id)
     level_state_save(level, state)
     LedgerEntry.objects.bulk_create(entries)
     round_.hit_number = Hit.objects.filter(level=level).aggregate(n=Max("number"))["n"] or 0
@@ -291,6 +326,8 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
     round_.save()
     level_ids = [level.id]
     transaction.on_commit(lambda: publish.levels_changed(level_ids))
+    for hit_id in hit_ids:
+        transaction.on_commit(lambda hit_id=hit_id: publish.hit_announced(hit_id))
     return round_.response
 
 

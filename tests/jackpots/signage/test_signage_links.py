@@ -25,10 +25,10 @@ def fast_link_checks(quiet_signs, settings) -> None:
 
 
 @database_sync_to_async
-def api_links(progressive_id: int) -> tuple[str, str]:
-    """The link as the list and the detail of GET /api/v1/jackpots show it."""
-    listed = {item["id"]: item["link"] for item in Client().get("/api/v1/jackpots").json()}
-    detail = Client().get(f"/api/v1/jackpots/{progressive_id}").json()["link"]
+def api_links(progressive_id: int, field: str = "link") -> tuple[str, str]:
+    """The link (or another ``field``) as the list and the detail of GET /api/v1/jackpots show it."""
+    listed = {item["id"]: item[field] for item in Client().get("/api/v1/jackpots").json()}
+    detail = Client().get(f"/api/v1/jackpots/{progressive_id}").json()[field]
     return listed[progressive_id], detail
 
 

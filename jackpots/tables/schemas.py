@@ -1,0 +1,167 @@
+"""The OpenAPI description of the table APIs (API.md "Table rounds"): every field of every answer."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, inline_serializer
+from rest_framework import serializers
+
+from jackpots.tables.models import PayLine, TableRound
+from jackpots.tables.rules import Game, Hand
+
+ErrorSerializer = inline_serializer(
+    "TableError",
+    {"error": serializers.CharField(help_text="A stable error code."), "detail": serializers.CharField()},
+)
+HandField = serializers.ChoiceField(choices=Hand.choices)
+RoundRequest = inline_serializer(
+    "TableRoundRequest",
+    {
+        "round": serializers.CharField(max_length=64, help_text="Unique per table; a retry reuses it."),
+        "at": serializers.DateTimeField(),
+        "community": serializers.ListField(
+            child=serializers.CharField(max_length=2), required=False, help_text="Casino Hold'em: 5 cards."
+        ),
+        "dealer": serializers.ListField(
+            child=serializers.CharField(max_length=2),
+            required=False,
+            help_text="Optional, checked for duplicates; jackpot hands pay whatever the dealer holds.",
+        ),
+        "seats": inline_serializer(
+            "TableSeatRequest",
+            {
+                "seat": serializers.IntegerField(min_value=1),
+                "jackpot_bet": serializers.IntegerField(
+                    min_value=0, help_text="Cents of the venue's currency."
+                ),
+                "cards": serializers.ListField(child=serializers.CharField(max_length=2)),
+                "changed_card": serializers.BooleanField(required=False, default=False),
+            },
+            many=True,
+        ),
+    },
+)
+ContributionSerializer = inline_serializer(
+    "TableContribution",
+    {
+        "amount": serializers.IntegerField(help_text="Whole cents of the progressive's currency (down)."),
+        "amount_mc": serializers.IntegerField(help_text="Millicents of the progressive's currency."),
+        "amount_eur": serializers.CharField(allow_null=True, help_text="Progressive in EUR: euros."),
+        "currency": serializers.CharField(help_text="The progressive's currency."),
+    },
+)
+AwardSerializer = inline_serializer(
+    "TableAward",
+    {
+        "amount": serializers.IntegerField(help_text="Cents of the venue's currency."),
+        "currency": serializers.CharField(),
+        "amount_eur": serializers.CharField(
+            allow_null=True, help_text="The award in euros where the progressive or the venue uses them."
+        ),
+        "pool_amount": serializers.IntegerField(help_text="Cents of the progressive's currency."),
+        "share": serializers.IntegerField(help_text="Part of a percentage prize, progressive cents."),
+        "fixed": serializers.IntegerField(help_text="Fixed prize, progressive cents."),
+        "progressive": serializers.BooleanField(help_text="Takes part in a percentage prize."),
+        "provisional": serializers.BooleanField(
+            help_text="The share may still be divided with a later winner: pay it once final_at has passed."
+        ),
+        "final_at": serializers.DateTimeField(
+            allow_null=True, help_text="When the sharing window closes; null without a percentage prize."
+        ),
+    },
+)
+
+
+def _round_head(currency_help: str) -> dict[str, serializers.Field]:
+    """The fields a round's answer and its void's answer both start with."""
+    return {
+        "round": serializers.CharField(),
+        "table": serializers.CharField(),
+        "state": serializers.ChoiceField(choices=TableRound.State.choices),
+        "currency": serializers.CharField(help_text=currency_help),
+    }
+
+
+RoundAnswer = inline_serializer(
+    "TableRoundAnswer",
+    {
+        **_round_head("The venue's currency."),
+        "pool_currency": serializers.CharField(help_text="The progressive's currency."),
+        "rate": serializers.CharField(help_text="Venue units per progressive unit, 8 decimals."),
+        "exchange_rate": serializers.IntegerField(
+            allow_null=True, help_text="The exchange rate row used; null when the currencies are the same."
+        ),
+        "seats": inline_serializer(
+            "TableSeatAnswer",
+            {
+                "seat": serializers.IntegerField(),
+                "hand": HandField,
+                "jackpot_bet": serializers.IntegerField(help_text="Cents of the venue's currency."),
+                "eligible": serializers.BooleanField(help_text="A jackpot bet and no changed card."),
+                "contribution": ContributionSerializer,
+                "award": AwardSerializer,
+            },
+            many=True,
+        ),
+    },
+)
+VoidRequest = inline_serializer("TableVoidRequest", {"reason": serializers.CharField(required=False)})
+VoidAnswer = inline_serializer(
+    "TableVoidAnswer",
+    {
+        **_round_head("The venue's currency, of the refunds."),
+        "refunds": inline_serializer(
+            "TableRefund",
+            {
+                "seat": serializers.IntegerField(),
+                "jackpot_bet": serializers.IntegerField(help_text="Refunded, cents of the venue's currency."),
+            },
+            many=True,
+        ),
+        "reason": serializers.CharField(),
+    },
+)
+DisplayAnswer = inline_serializer(
+    "TableDisplay",
+    {
+        "table": serializers.CharField(),
+        "game": serializers.ChoiceField(choices=Game.choices),
+        "venue": serializers.CharField(help_text="The venue's code."),
+        "currency": serializers.CharField(help_text="The venue's currency."),
+        "amount": serializers.IntegerField(
+            help_text="The progressive in cents of the venue's currency, at the rate in force, rounded down."
+        ),
+        "pool_currency": serializers.CharField(),
+        "pool_amount": serializers.IntegerField(help_text="Whole cents of the progressive's currency."),
+        "amount_eur": serializers.CharField(allow_null=True, help_text="Progressive in EUR: euros."),
+        "rate": serializers.CharField(help_text="Venue units per progressive unit."),
+        "level_seq": serializers.IntegerField(help_text="The level's value sequence."),
+        "pay_table": inline_serializer(
+            "TableDisplayLine",
+            {
+                "hand": HandField,
+                "kind": serializers.ChoiceField(choices=PayLine.Kind.choices),
+                "percent": serializers.CharField(required=False, help_text="Percent lines only."),
+                "amount": serializers.IntegerField(
+                    required=False, help_text="Fixed lines only: cents of the venue's currency."
+                ),
+            },
+            many=True,
+        ),
+    },
+)
+TABLE_CODE = OpenApiParameter(
+    "code", str, OpenApiParameter.PATH, examples=[OpenApiExample("A Caribbean Stud table", value="NOG-CSP-1")]
+)
+ROUND_EXAMPLE = OpenApiExample(
+    "A royal flush and a seat without a jackpot bet",
+    request_only=True,
+    value={
+        "round": "NOG-CSP-1-000123",
+        "at": "2026-11-21T18:03:05Z",
+        "dealer": ["2S", "4D", "6C", "8S", "TD"],
+        "seats": [
+            {"seat": 1, "jackpot_bet": 100, "cards": ["AS", "KS", "QS", "JS", "TS"], "changed_card": False},
+            {"seat": 2, "jackpot_bet": 0, "cards": ["2C", "5D", "7H", "9S", "JC"]},
+        ],
+    },
+)
