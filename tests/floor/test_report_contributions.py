@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from floor.reports.days import business_date_of
 from floor.reports.selectors import game_report
+from floor.reports.services import machine_hour_stats_refresh
 from jackpots.models import LedgerEntry, MachineContribution
 from jackpots.services import contributions_apply, core
 from jackpots.services.levels import level_create
@@ -74,6 +75,7 @@ def test_contributions_per_machine_bank_room_venue_and_day(db):
         GameEventFactory(machine=machines[index], wager_cents=cents)
     GameEventFactory(machine=elsewhere, wager_cents=5_000)
     assert contributions_apply(batch_size=3) == 7
+    machine_hour_stats_refresh()
     first, last = _report_days(venue)
 
     by_machine = _by(game_report(venue, first, last, "machine"))
@@ -133,6 +135,7 @@ def test_report_totals_equal_the_closed_form_of_the_raw_events(stream, batch_siz
             if cents >= ODD.min_wager_cents:
                 eligible[levels[1].id][machine.id] += cents
     contributions_apply(batch_size=batch_size)
+    machine_hour_stats_refresh()
     first, last = _report_days(venue)
     report = game_report(venue, first, last, "machine")
     # The exact level: each machine's own closed form; every level: the venue's machines together get what
@@ -161,6 +164,7 @@ def test_csv_and_page_show_contributions_rounded_down(client, manager):
     venue, _, _, machines, _, _ = _floor("NOG")
     GameEventFactory(machine=machines[0], wager_cents=12_345)
     contributions_apply()
+    machine_hour_stats_refresh()
     first, _ = _report_days(venue)
     # 12,345 x 12 = 148,140 mc; the odd level: floor(12,345 x 3.33) + floor(12,345 x 0.7) = 41,108 + 8,641.
     assert game_report(venue, first, first, "machine").total.contributions_mc == 197_889
