@@ -242,33 +242,29 @@ def main() -> None:
     )
     _timed("page: venue overview", lambda: _ok(client.get("/floor/NOG/")))
 
-    def raw() -> None:
+    month_start = datetime(2026, 10, 1, 4, tzinfo=UTC)
+
+    def raw(sql: str) -> None:
         with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT machine_id, count(*), sum(wager_cents), sum(win_cents) FROM slots_machineevent "
-                "WHERE type = 1 AND at >= %s AND at < %s GROUP BY machine_id",
-                [
-                    datetime(2026, 10, 1, 4, tzinfo=UTC),
-                    datetime(2026, 10, 1, 4, tzinfo=UTC) + timedelta(days=args.days),
-                ],
-            )
+            cursor.execute(sql, [month_start, month_start + timedelta(days=args.days)])
             cursor.fetchall()
 
-    _timed("for comparison: the month summed from the raw events (SQL only)", raw, repeat=1)
-
-    def raw_contributions() -> None:
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT machine_id, sum(contributed_mc) FROM jackpots_machinecontribution "
-                "WHERE at >= %s AND at < %s GROUP BY machine_id",
-                [
-                    datetime(2026, 10, 1, 4, tzinfo=UTC),
-                    datetime(2026, 10, 1, 4, tzinfo=UTC) + timedelta(days=args.days),
-                ],
-            )
-            cursor.fetchall()
-
-    _timed("for comparison: the month's contributions summed from the rows (SQL)", raw_contributions, 1)
+    _timed(
+        "for comparison: the month summed from the raw events (SQL only)",
+        lambda: raw(
+            "SELECT machine_id, count(*), sum(wager_cents), sum(win_cents) FROM slots_machineevent "
+            "WHERE type = 1 AND at >= %s AND at < %s GROUP BY machine_id"
+        ),
+        repeat=1,
+    )
+    _timed(
+        "for comparison: the month's contributions summed from the rows (SQL)",
+        lambda: raw(
+            "SELECT machine_id, sum(contributed_mc) FROM jackpots_machinecontribution "
+            "WHERE at >= %s AND at < %s GROUP BY machine_id"
+        ),
+        repeat=1,
+    )
 
 
 def _ok(response) -> None:
