@@ -111,7 +111,8 @@ class StaffProfile(models.Model):
 
 
 class MachineHourStat(models.Model):
-    """Games of one machine in one clock hour, summed from its raw game events.
+    """Games and contributions of one machine in one clock hour, summed from its raw game events and its
+    contribution rows.
 
     Reports read these instead of the raw events so that a month of a 450-machine floor stays fast. Every
     row is recomputed whole from the events of its hour, so refreshing a row twice is harmless.
@@ -127,6 +128,8 @@ class MachineHourStat(models.Model):
     games = models.PositiveIntegerField(_("games played"), default=0)
     coin_in_cents = models.BigIntegerField(_("coin in (cents)"), default=0)
     coin_out_cents = models.BigIntegerField(_("coin out (cents)"), default=0)
+    # The machine's contributions (jackpots.MachineContribution) whose batch was applied in this hour, exact.
+    contributed_mc = models.BigIntegerField(_("contributions (millicents)"), default=0)
 
     class Meta:
         constraints = [
@@ -141,10 +144,11 @@ class MachineHourStat(models.Model):
 
 
 class ReportRefreshState(models.Model):
-    """Where the hour summaries stand: recent (time, highest event id) checkpoints and the closing hour used.
+    """Where the hour summaries stand: recent (time, highest event id, highest machine contribution id)
+    checkpoints and the closing hour used.
 
-    A refresh rescans events above the id seen a safe while ago, so an ingest transaction that took its ids
-    earlier but committed later is still counted.
+    A refresh rescans events and contribution rows above the ids seen a safe while ago, so a transaction that
+    took its ids earlier but committed later is still counted.
     """
 
     checkpoints = models.JSONField(default=list)

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Literal
 
 from django.db.models import Count, Q, QuerySet, Sum
-from django.db.models.functions import TruncHour
 from django.utils.translation import gettext_lazy as _
 
 from floor.models import MachineHourStat, Room, Venue
 from floor.reports.days import business_date_of, business_days_bounds
-from jackpots.models import Hit, MachineContribution
+from jackpots.models import Hit
 from jackpots.services.core import MC_PER_CENT
 from slots.models import MeterDelta, SlotMachine
 
@@ -112,28 +111,8 @@ def _sums_by_key(rows: QuerySet, amount: str, venue: Venue, group_by: str) -> di
     return {row[key]: row["total"] or 0 for row in grouped}
 
 
-def _contributions_by_key(venue: Venue, first: date, last: date, group_by: str) -> dict[object, int]:
-    """The machines' contributions (``MachineContribution``, dated when their batch was applied) per group,
-    summed in the database; per business day through clock hours (the day closes on the hour)."""
-    start, end = business_days_bounds(first, last, venue.time_zone)
-    rows = MachineContribution.objects.filter(machine__room__venue=venue, at__gte=start, at__lt=end)
-    if group_by != "day":
-        key = HIT_KEYS[group_by]
-        grouped = rows.values(key).annotate(total=Sum("contributed_mc")).order_by()
-        return {row[key]: row["total"] or 0 for row in grouped}
-    sums: dict[object, int] = {}
-    hourly = (
-        rows.annotate(hour=TruncHour("at", tzinfo=UTC)).values("hour").annotate(total=Sum("contributed_mc"))
-    )
-    for row in hourly.order_by():
-        day = business_date_of(row["hour"], venue.time_zone)
-        sums[day] = sums.get(day, 0) + (row["total"] or 0)
-    return sums
-
-
-def _wins_by_key(venue: Venue, first: date, last: date, group_by: str) -> dict[object, tuple[int, int, int]]:
-    """Progressive wins (hits not voided), handpays (the machines' handpay meter) and contributions per
-    group."""
+def _wins_by_key(venue: Venue, first: date, last: date, group_by: str) -> dict[object, tuple[int, int]]:
+    """Progressive wins (hits not voided) and handpays (the machines' handpay meter) per group."""
     start, end = business_days_bounds(first, last, venue.time_zone)
     hits = Hit.objects.filter(machine__room__venue=venue, at__gte=start, at__lt=end).exclude(
         state=Hit.State.VOIDED
@@ -143,22 +122,26 @@ def _wins_by_key(venue: Venue, first: date, last: date, group_by: str) -> dict[o
     )
     won = _sums_by_key(hits, "amount_cents", venue, group_by)
     paid_by_hand = _sums_by_key(handpays, "delta", venue, group_by)
-    contributed = _contributions_by_key(venue, first, last, group_by)
-    return {
-        key: (won.get(key, 0), paid_by_hand.get(key, 0), contributed.get(key, 0))
-        for key in {*won, *paid_by_hand, *contributed}
-    }
+    return {key: (won.get(key, 0), paid_by_hand.get(key, 0)) for key in {*won, *paid_by_hand}}
 
 
 def game_report(venue: Venue, first: date, last: date, group_by: GroupBy = "machine") -> GameReport:
-    """Coin in, coin out, hold, games and wins over business days first..last, grouped."""
+    """Coin in, coin out, hold, games, contributions and wins over business days first..last, grouped.
+
+    Games and contributions come from the hour summaries (a contribution counts in the hour, and so the
+    business day, its batch was applied in); wins and handpays, few rows, from their own tables."""
     key, *labels = GROUPINGS[group_by]
     rows = (
         MachineHourStat.objects.filter(
             machine__room__venue=venue, business_date__gte=first, business_date__lte=last
         )
         .values(key, *labels)
-        .annotate(games_sum=Sum("games"), coin_in=Sum("coin_in_cents"), coin_out=Sum("coin_out_cents"))
+        .annotate(
+            games_sum=Sum("games"),
+            coin_in=Sum("coin_in_cents"),
+            coin_out=Sum("coin_out_cents"),
+            contributed=Sum("contributed_mc"),
+        )
         .order_by(*labels or [key])
     )
     report = GameReport(venue=venue, first=first, last=last, group_by=group_by)
@@ -170,21 +153,20 @@ def game_report(venue: Venue, first: date, last: date, group_by: GroupBy = "mach
                 games=row["games_sum"],
                 coin_in_cents=row["coin_in"],
                 coin_out_cents=row["coin_out"],
+                contributions_mc=row["contributed"],
             )
         )
     wins = _wins_by_key(venue, first, last, group_by)
     by_key = {row.key: row for row in report.rows}
-    # A win (or a contribution applied after the day closed) on a machine with no games in the range still
-    # belongs in the report.
+    # A win on a machine with no games in the range still belongs in the report.
     labels = _labels(group_by, [key_value for key_value in wins if key_value not in by_key])
-    for key_value, (won, handpay, contributed) in sorted(wins.items(), key=lambda item: str(item[0])):
+    for key_value, (won, handpay) in sorted(wins.items(), key=lambda item: str(item[0])):
         row = by_key.get(key_value)
         if row is None:
             row = by_key[key_value] = GameRow(key=key_value, labels=labels.get(key_value, (str(key_value),)))
             report.rows.append(row)
         row.progressive_wins_cents = won
         row.handpay_wins_cents = handpay
-        row.contributions_mc = contributed
     return report
 
 

@@ -6,7 +6,10 @@ import csv
 import io
 import itertools
 from collections import defaultdict
+from datetime import date, datetime, timedelta
 from decimal import Decimal
+from unittest import mock
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.urls import reverse
@@ -14,8 +17,10 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from floor.models import MachineHourStat
 from floor.reports.days import business_date_of
 from floor.reports.selectors import game_report
+from floor.reports.services import machine_hour_stats_refresh
 from jackpots.models import LedgerEntry, MachineContribution
 from jackpots.services import contributions_apply, core
 from jackpots.services.levels import level_create
@@ -34,6 +39,7 @@ ODD = core.Params(
     reset_mc=100_000, rate=Decimal("0.00333"), reserve_rate=Decimal("0.0007"), min_wager_cents=200
 )
 _codes = itertools.count(1)
+ROME = ZoneInfo("Europe/Rome")
 
 
 def _floor(code: str):
@@ -74,6 +80,7 @@ def test_contributions_per_machine_bank_room_venue_and_day(db):
         GameEventFactory(machine=machines[index], wager_cents=cents)
     GameEventFactory(machine=elsewhere, wager_cents=5_000)
     assert contributions_apply(batch_size=3) == 7
+    machine_hour_stats_refresh()
     first, last = _report_days(venue)
 
     by_machine = _by(game_report(venue, first, last, "machine"))
@@ -133,6 +140,7 @@ def test_report_totals_equal_the_closed_form_of_the_raw_events(stream, batch_siz
             if cents >= ODD.min_wager_cents:
                 eligible[levels[1].id][machine.id] += cents
     contributions_apply(batch_size=batch_size)
+    machine_hour_stats_refresh()
     first, last = _report_days(venue)
     report = game_report(venue, first, last, "machine")
     # The exact level: each machine's own closed form; every level: the venue's machines together get what
@@ -161,6 +169,7 @@ def test_csv_and_page_show_contributions_rounded_down(client, manager):
     venue, _, _, machines, _, _ = _floor("NOG")
     GameEventFactory(machine=machines[0], wager_cents=12_345)
     contributions_apply()
+    machine_hour_stats_refresh()
     first, _ = _report_days(venue)
     # 12,345 x 12 = 148,140 mc; the odd level: floor(12,345 x 3.33) + floor(12,345 x 0.7) = 41,108 + 8,641.
     assert game_report(venue, first, first, "machine").total.contributions_mc == 197_889
@@ -174,3 +183,81 @@ def test_csv_and_page_show_contributions_rounded_down(client, manager):
     assert rows[0][6] == "Contributions (EUR)"
     assert [rows[1][0], rows[1][6]] == ["NOG-0 Diamond Vault", "1.97"]
     assert [rows[2][0], rows[2][6]] == ["Total", "1.97"]
+
+
+def _contributions_summed_independently(venue, group_by: str) -> dict[object, int]:
+    """The venue's MachineContribution rows summed in Python, per machine or per business day (the wall
+    clock in Rome, six hours back, of the row's time)."""
+    sums: dict[object, int] = defaultdict(int)
+    for row in MachineContribution.objects.filter(machine__room__venue=venue):
+        wall = row.at.astimezone(ROME)
+        day = wall.date() - timedelta(days=1) if wall.hour < 6 else wall.date()
+        sums[row.machine_id if group_by == "machine" else day] += row.contributed_mc
+    return {key: mc for key, mc in sums.items() if mc}
+
+
+def test_summary_takes_contribution_rows_landing_after_their_hour_was_summarized(db):
+    venue, _, _, machines, elsewhere, _ = _floor("NOG")
+    # 05:00-06:00 in Rome is the last hour of business day 20 November.
+    hour = datetime(2026, 11, 21, 5, tzinfo=ROME)
+
+    def at(minutes: float) -> datetime:
+        return hour + timedelta(minutes=minutes)
+
+    def play(minutes: float, *wagers: tuple[int, int]) -> None:
+        for index, cents in wagers:
+            GameEventFactory(machine=[*machines, elsewhere][index], wager_cents=cents, at=at(minutes))
+
+    def apply(minutes: float) -> None:
+        with mock.patch("django.utils.timezone.now", return_value=at(minutes)):
+            assert contributions_apply() > 0
+
+    def refresh(minutes: float) -> None:
+        machine_hour_stats_refresh(now=at(minutes))
+
+    def stat(machine, minutes: float) -> tuple[int, int]:
+        row = MachineHourStat.objects.get(machine=machine, hour=at(minutes).replace(minute=0, second=0))
+        return row.games, row.contributed_mc
+
+    play(10, (0, 1_000), (2, 500), (4, 700))
+    refresh(11)
+    assert stat(machines[0], 10) == (1, 0)  # summarized before its batch was applied
+    # Refreshes every three minutes settle the checkpoints: the game events are no longer rescanned, only
+    # the contribution rows can tell the refresh that the hour changed.
+    refresh(14)
+    refresh(17)
+    assert MachineHourStat.objects.filter(contributed_mc__gt=0).count() == 0
+    apply(20)  # the rows land in the same hour, already summarized
+    refresh(21)
+    assert stat(machines[0], 10) == (1, 1_000 * 12 + 3_330 + 700)  # odd level: 1,000 x 3.33, x 0.7
+    # Games in the hour's last seconds, summarized, then applied after 06:00: the next hour (and business
+    # day) gets the contributions and no games.
+    play(59.9, (1, 250), (3, 2_000))
+    refresh(59.95)
+    assert stat(machines[1], 59) == (1, 0)
+    apply(60.1)
+    refresh(61)
+    assert stat(machines[1], 60) == (0, 250 * 12 + 832 + 175)  # odd level: floor(250 x 3.33), (x 0.7)
+    assert stat(machines[1], 59) == (1, 0)
+    assert stat(machines[3], 60) == (0, 2_000 * 12 + 6_660 + 1_400)
+
+    first, last = date(2026, 11, 20), date(2026, 11, 21)
+    by_machine = {row.key: row.contributions_mc for row in game_report(venue, first, last, "machine").rows}
+    expected = _contributions_summed_independently(venue, "machine")
+    assert by_machine == expected
+    assert by_machine == {
+        machines[0].id: 1_000 * 12 + 3_330 + 700,
+        machines[1].id: 250 * 12 + 832 + 175,
+        machines[2].id: 500 * 12 + 1_665 + 350,
+        machines[3].id: 2_000 * 12 + 6_660 + 1_400,
+    }
+    by_day = {row.key: row.contributions_mc for row in game_report(venue, first, last, "day").rows}
+    assert by_day == _contributions_summed_independently(venue, "day")
+    assert by_day == {
+        date(2026, 11, 20): by_machine[machines[0].id] + by_machine[machines[2].id],
+        date(2026, 11, 21): by_machine[machines[1].id] + by_machine[machines[3].id],
+    }
+    assert game_report(venue, first, last, "venue").total.contributions_mc == sum(expected.values())
+    # Refreshing again changes nothing.
+    refresh(70)
+    assert game_report(venue, first, last, "venue").total.contributions_mc == sum(expected.values())

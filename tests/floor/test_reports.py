@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from floor.models import MachineHourStat, ReportRefreshState
 from floor.reports.selectors import game_report, hold_percent, room_coin_in_by_hour
 from floor.reports.services import machine_hour_stats_refresh
-from jackpots.models import Hit
+from jackpots.models import Hit, MachineContribution
 from slots.models import MachineEvent, MeterDelta
 from tests.factories import BankFactory, LevelFactory, RoomFactory, SlotMachineFactory, VenueFactory
 from tests.floor.conftest import game_event
@@ -190,6 +190,37 @@ def test_refresh_is_idempotent_and_picks_up_late_events(floor_two_rooms):
     assert machine_hour_stats_refresh(now=start + timedelta(seconds=900)) == 1
     assert machine_hour_stats_refresh(now=start + timedelta(seconds=1200)) == 0
     assert len(ReportRefreshState.objects.get().checkpoints) <= 3
+
+
+def test_summaries_from_before_contributions_take_every_contribution_row_once(floor_two_rooms):
+    """Checkpoints written before the summaries carried contributions have no contribution id: the first
+    refresh after the upgrade scans every contribution row, later ones only the new rows."""
+    _venue, (m1, m2, _) = floor_two_rooms
+    at = rome(2026, 11, 20, 10, 15)
+    MachineEvent.objects.bulk_create([game_event(m1, 1, at, 100, 0)])
+    start = datetime(2026, 11, 21, 12, tzinfo=UTC)
+    assert machine_hour_stats_refresh(now=start) == 1
+    event_top = MachineEvent.objects.get().id
+    MachineContribution.objects.bulk_create(
+        MachineContribution(entry_id=entry, level_id=1, machine=machine, at=at + later, contributed_mc=mc)
+        for entry, machine, later, mc in [
+            (1, m1, timedelta(seconds=2), 7),
+            (1, m2, timedelta(seconds=2), 5),
+            (2, m1, timedelta(hours=1), 3),
+        ]
+    )
+    old_style = [[(start - timedelta(minutes=10)).isoformat(), event_top], [start.isoformat(), event_top]]
+    ReportRefreshState.objects.filter(pk=1).update(checkpoints=old_style)
+    assert machine_hour_stats_refresh(now=start + timedelta(minutes=1)) == 3
+    summary = {(s.machine_id, s.hour): (s.games, s.contributed_mc) for s in MachineHourStat.objects.all()}
+    assert summary == {
+        (m1.id, rome(2026, 11, 20, 10)): (1, 7),
+        (m2.id, rome(2026, 11, 20, 10)): (0, 5),
+        (m1.id, rome(2026, 11, 20, 11)): (0, 3),
+    }
+    assert machine_hour_stats_refresh(now=start + timedelta(minutes=4)) == 3  # rescanned, not yet settled
+    assert machine_hour_stats_refresh(now=start + timedelta(minutes=7)) == 0
+    assert MachineHourStat.objects.get(machine=m1, hour=rome(2026, 11, 20, 10)).contributed_mc == 7
 
 
 def test_room_coin_in_by_hour_has_every_hour(floor_two_rooms):
