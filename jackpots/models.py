@@ -10,6 +10,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from jackpots.changelog import ChangeRecord
+
 
 class Progressive(models.Model):
     class Kind(models.TextChoices):
@@ -348,32 +350,12 @@ class MachineContribution(AppendOnlyModel):
         return f"{self.entry_id} / {self.machine_id}"
 
 
-class LevelChange(models.Model):
-    """The parameter-change log (NJ 13:69E-1.39C): who, when, old, new, why; staged or applied.
-
-    Rows are appended; the only later write is stamping when a staged change took effect."""
-
-    class State(models.TextChoices):
-        STAGED = "staged", _("Staged until the next reset")
-        APPLIED = "applied", _("Applied")
+class LevelChange(ChangeRecord):
+    """The levels' parameter-change log (NJ 13:69E-1.39C): who, when, old, new, why; staged or applied."""
 
     level = models.ForeignKey(
         Level, on_delete=models.PROTECT, related_name="changes", verbose_name=_("level")
     )
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        related_name="+",
-        verbose_name=_("user"),
-    )
-    at = models.DateTimeField(_("requested at"))
-    old = models.JSONField(_("old values"))
-    new = models.JSONField(_("new values"))
-    reason = models.TextField(_("reason"))
-    state = models.CharField(_("state"), max_length=8, choices=State.choices)
-    applied_at = models.DateTimeField(_("applied at"), null=True, blank=True)
-    applied_cycle = models.PositiveIntegerField(_("first cycle with the change"), null=True, blank=True)
 
     class Meta:
         ordering = ["id"]

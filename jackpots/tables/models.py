@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from jackpots.changelog import ChangeRecord
 from jackpots.tables.rules import Game, Hand
 from slots.models import Credential
 
@@ -117,35 +118,18 @@ class PayLine(models.Model):
         return f"{self.get_hand_display()}: {value}"
 
 
-class PayTableChange(models.Model):
-    """The pay table's change log, kept like the levels' (NJ 13:69E-1.39C): who, when, old, new, why.
+class PayTableChange(ChangeRecord):
+    """The pay table's change log, kept like the levels' (NJ 13:69E-1.39C).
 
     A change to a live progressive is staged and takes effect with the first round after the level's
-    next reset (NY 5321.18); while the level is stopped it takes effect at once. Rows are appended; the
-    only later write stamps when a staged change took effect."""
-
-    class State(models.TextChoices):
-        STAGED = "staged", _("Staged until the next reset")
-        APPLIED = "applied", _("Applied")
+    next reset (NY 5321.18); while the level is stopped it takes effect at once."""
 
     pay_table = models.ForeignKey(
         PayTable, on_delete=models.PROTECT, related_name="changes", verbose_name=_("pay table")
     )
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.PROTECT,
-        null=True,
-        related_name="+",
-        verbose_name=_("user"),
-    )
-    at = models.DateTimeField(_("requested at"))
     old = models.JSONField(_("old lines"))
     new = models.JSONField(_("new lines"))
-    reason = models.TextField(_("reason"))
-    state = models.CharField(_("state"), max_length=8, choices=State.choices)
     requested_cycle = models.PositiveIntegerField(_("level cycle when requested"))
-    applied_at = models.DateTimeField(_("applied at"), null=True, blank=True)
-    applied_cycle = models.PositiveIntegerField(_("first cycle with the change"), null=True, blank=True)
 
     class Meta:
         app_label = "jackpots"
