@@ -14,6 +14,7 @@ from datetime import datetime
 from functools import reduce
 from operator import or_
 
+import psycopg
 from django.db import connection
 from django.db.models import Q
 
@@ -114,7 +115,10 @@ def _columns(events: list[ParsedEvent]) -> list[list]:
 def _insert_postgresql(events: list[ParsedEvent], *, touch: bool) -> dict[tuple[int, int], int]:
     if not events:
         return {}
-    with connection.cursor() as cursor:
+    connection.ensure_connection()
+    # Server-side binding: the arrays travel as parameters instead of being quoted into the statement's
+    # text, which Django's default client-side cursor does in Python (a sixth of a request's time).
+    with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(_INSERT_AND_TOUCH if touch else _INSERT, _columns(events))
         return {(machine_id, seq): pk for machine_id, seq, pk in cursor.fetchall()}
 
