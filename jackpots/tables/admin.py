@@ -17,6 +17,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from floor.admin_keys import keys_issue_response
+from jackpots.admin.common import ReadOnlyAdmin
 from jackpots.services.errors import EngineError
 from jackpots.tables.models import (
     ExchangeRate,
@@ -33,20 +34,7 @@ from jackpots.tables.services import table_key_issue
 from jackpots.tables.services.paytables import pay_table_change
 
 
-class ReadOnlyMixin:
-    """Records of what happened: shown, never added, edited or deleted through the admin."""
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
-class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
+class ReadOnlyInline(ReadOnlyAdmin, admin.TabularInline):
     extra = 0
 
 
@@ -219,7 +207,7 @@ class TableSeatInline(ReadOnlyInline):
 
 
 @admin.register(TableRound)
-class TableRoundAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class TableRoundAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("round_id", "table", "at", "state", "bets_cents", "currency", "rate")
     list_filter = ("state", "table")
     search_fields = ("round_id",)
