@@ -27,20 +27,12 @@ from floor.roles import FLOOR_MANAGER
 from jackpots.models import Hit
 from jackpots.services import level_hit
 from slots.models import MachineEvent, MachineKey
+from tests.browser import ARTIFACTS, chromium_launch
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, RoomFactory, SlotMachineFactory
 from tests.floor.conftest import game_event
 from tests.floor.staff import level_seeded
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 PASSWORD = "a-long-floor-password-1"
 
 pytestmark = pytest.mark.browser
@@ -48,9 +40,8 @@ pytestmark = pytest.mark.browser
 
 @contextmanager
 def browser_page() -> Iterator[Page]:
-    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = chromium_launch(playwright)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.set_default_timeout(15_000)

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -19,6 +18,7 @@ from bench.stack import Stack
 from floor.credentials import credential_issue, screen_token_issue
 from jackpots.models import Hit, Level
 from slots.models import GatewayKey, SlotMachine
+from tests.browser import ARTIFACTS, chromium_launch
 from tests.factories import (
     LevelFactory,
     ProgressiveFactory,
@@ -26,16 +26,6 @@ from tests.factories import (
     SignageScreenFactory,
     SlotMachineFactory,
 )
-
-ARTIFACTS = Path(__file__).resolve().parents[3] / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 def database_url() -> str:
@@ -86,13 +76,11 @@ def test_games_posted_to_the_api_show_on_the_screen_as_exact_euros(settings) -> 
     wagers = [450] * 7
     # 3,150 cents wagered at 1% is 31.5 cents: €1,000.315, which a sign shows rounded down.
     expected_mc = 100_000_000 + int(sum(wagers) * Decimal("0.01") * 1000)
-    ARTIFACTS.mkdir(exist_ok=True)
-
     with (
         Stack(database_url(), settings.REDIS_URL) as stack,
         sync_playwright() as playwright,
     ):
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = chromium_launch(playwright)
         page = browser.new_page(viewport={"width": 1920, "height": 1080})
         page.goto(f"{stack.url}/signage/nog-1/?token={token}")
         amount = page.locator(f'.amount[data-level-id="{level.id}"]')

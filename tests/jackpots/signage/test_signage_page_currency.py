@@ -19,9 +19,9 @@ from jackpots.signage.currency import ScreenContent
 from jackpots.signage.selectors import signage_snapshot
 from jackpots.signage.snapshots import SignageProgressiveSerializer
 from jackpots.tables.models import ExchangeRate
+from tests.browser import ARTIFACTS, chromium_launch
 from tests.factories import SignageScreenFactory, VenueFactory
 from tests.jackpots.signage.conftest import SignSetup
-from tests.jackpots.signage.test_signage_e2e import ARTIFACTS, CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -91,9 +91,8 @@ def test_a_chf_screen_renders_francs_and_a_eur_screen_euros(sign_setup: SignSetu
     # Database reads first: Playwright's sync API runs an event loop in this thread.
     chf_screen = screen_render(chf_setup, "CHF")
     eur_screen = screen_render(sign_setup, "EUR")
-    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = chromium_launch(playwright)
         try:
             page = browser.new_page(viewport={"width": 1920, "height": 1080})
             # 152,347 cents x 0.94123456 = 143,394 centimes, rounded down.
