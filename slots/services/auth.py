@@ -25,7 +25,9 @@ from slots.services.parsing import Principal
 
 logger = logging.getLogger(__name__)
 
-KEY_CACHE_SECONDS = 5.0
+# Revocations reach every process through the generation, so the expiry only bounds how long a key's
+# row is trusted without a re-read; a minute keeps look-ups rare on a floor of machine keys.
+KEY_CACHE_SECONDS = 60.0
 REVOCATION_GENERATION_KEY = "slots:keys:revocation-generation"
 _KEY_CACHE_MAX = 10_000
 # digest -> (expires at, principal, revocation generation read before the look-up)
