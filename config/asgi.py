@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from django.core.asgi import get_asgi_application
+from config.http import http_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-django_asgi_app = get_asgi_application()
+django_asgi_app = http_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set up first
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -39,6 +39,27 @@ def meters_event(machine: SlotMachine, meters: object, seq: int = 1) -> dict:
     return {"machine": machine.asset_number, "seq": seq, "at": at(seq), "type": "meters", "meters": meters}
 
 
+def asgi_scope(method: str, path: str, key: str | None = None) -> dict:
+    """An ASGI HTTP scope for the project's application."""
+    headers = [(b"host", b"testserver"), (b"content-type", b"application/json")]
+    if key:
+        headers.append((b"authorization", f"Bearer {key}".encode()))
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+
+
 @pytest.fixture(autouse=True)
 def _fresh_key_cache() -> None:
     principal_cache_clear()

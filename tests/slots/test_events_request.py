@@ -187,23 +187,11 @@ def test_body_of_exactly_1_mib_is_read(machine, machine_key, post_events):
 async def test_body_over_1_mib_without_content_length_is_413():
     """Under ASGI a chunked body has no Content-Length: what actually arrives is measured."""
     from asgiref.testing import ApplicationCommunicator
-    from django.core.asgi import get_asgi_application
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/api/v1/events",
-        "raw_path": b"/api/v1/events",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [(b"host", b"testserver"), (b"content-type", b"application/json")],
-        "client": ("127.0.0.1", 5000),
-        "server": ("testserver", 80),
-    }
-    communicator = ApplicationCommunicator(get_asgi_application(), scope)
+    from config.http import http_application
+    from tests.slots.conftest import asgi_scope
+
+    communicator = ApplicationCommunicator(http_application(), asgi_scope("POST", "/api/v1/events"))
     chunk = b" " * (256 * 1024)
     for _ in range(4):
         await communicator.send_input({"type": "http.request", "body": chunk, "more_body": True})
