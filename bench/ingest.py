@@ -7,7 +7,7 @@ the raw one-client multi-row INSERT rate of the same rows into a copy of the eve
 same run, and the ratio between the two. Drops its database at the end.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/x REDIS_URL=redis://127.0.0.1:6379/3 \
-        .venv/bin/python bench/ingest.py --workers 3 --clients 4 --seconds 20
+        .venv/bin/python bench/ingest.py --workers 2 --clients 6 --connections 24 --seconds 20
 
 DATABASE_URL only names the server (its database is replaced by the benchmark's own); with REDIS_URL the
 engine's task is enqueued to that Redis as in production (the queue is emptied at the end).
@@ -136,9 +136,12 @@ class _Connection:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+
     async def post(self, path: str, key: str, body: bytes) -> tuple[int, bytes]:
         if self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+            await self.open()
         self.writer.write(
             f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nAuthorization: Bearer {key}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
@@ -157,42 +160,55 @@ class _Connection:
             self.writer.close()
 
 
-async def _client(url, machines, *, batch_size, at, load: Load, stop_at: float) -> None:
-    parsed = urlparse(url)
+async def _client(
+    path: str, machines, connections: asyncio.Queue, *, batch_size, at, load: Load, stop_at: float
+) -> None:
+    """One request in flight at a time, each on the connection idle longest."""
     seqs = dict.fromkeys((asset for asset, _, _ in machines), 1)
-    connection = _Connection(parsed.hostname, parsed.port)
-    try:
-        while time.monotonic() < stop_at:
-            asset, key, _ = random.choice(machines)
-            body = _body(asset, seqs[asset], batch_size, at)
-            seqs[asset] += batch_size
-            started = time.perf_counter()
-            status, content = await connection.post(parsed.path, key, body)
-            elapsed = time.perf_counter() - started
-            if status != 200:
-                load.errors += 1
-                continue
-            if load.measuring:
-                load.requests += 1
-                load.accepted += orjson.loads(content)["accepted"]
-                load.latencies.append(elapsed)
-    finally:
-        connection.close()
+    while time.monotonic() < stop_at:
+        asset, key, _ = random.choice(machines)
+        body = _body(asset, seqs[asset], batch_size, at)
+        seqs[asset] += batch_size
+        connection = await connections.get()
+        started = time.perf_counter()
+        try:
+            status, content = await connection.post(path, key, body)
+        finally:
+            connections.put_nowait(connection)
+        elapsed = time.perf_counter() - started
+        if status != 200:
+            load.errors += 1
+            continue
+        if load.measuring:
+            load.requests += 1
+            load.accepted += orjson.loads(content)["accepted"]
+            load.latencies.append(elapsed)
 
 
-async def _drive(url, machines, load: Load, *, clients, batch_size, warmup, seconds) -> float:
+async def _drive(url, machines, load: Load, *, clients, connections, batch_size, warmup, seconds) -> float:
     at = (datetime.now(UTC) - timedelta(days=1)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    per_client = [machines[index::clients] for index in range(clients)]
+    parsed = urlparse(url)
+    # Keep-alive connections, as a floor's gateways hold them, opened one after another: opened at once,
+    # the first worker to wake would accept every one of them (asyncio accepts a whole backlog per
+    # wake-up). Which worker accepts each is still the kernel's race, so there are several times more
+    # connections than requests in flight, taken in turn: each worker then gets a share of the load close
+    # to its share of the connections, not all of it or none.
+    idle: asyncio.Queue[_Connection] = asyncio.Queue()
+    opened = []
+    for _ in range(connections):
+        connection = _Connection(parsed.hostname, parsed.port)
+        await connection.open()
+        opened.append(connection)
+        idle.put_nowait(connection)
+        await asyncio.sleep(0.02)
     stop_at = time.monotonic() + warmup + seconds
-    tasks = []
-    for group in per_client:
-        tasks.append(
-            asyncio.create_task(_client(url, group, batch_size=batch_size, at=at, load=load, stop_at=stop_at))
+    tasks = [
+        asyncio.create_task(
+            _client(parsed.path, group, idle, batch_size=batch_size, at=at, load=load, stop_at=stop_at)
         )
-        # Connections open one after another, as gateways come up: all at once, the first worker to
-        # wake would accept every one of them (asyncio accepts a whole backlog per wake-up).
-        await asyncio.sleep(warmup / (2 * clients))
-    await asyncio.sleep(warmup / 2)
+        for group in (machines[index::clients] for index in range(clients))
+    ]
+    await asyncio.sleep(warmup)
     load.measuring = True
     load.cpu_before = (_cpu_seconds(load.server), time.process_time())
     load.workers_before = _worker_cpu(load.server)
@@ -200,6 +216,8 @@ async def _drive(url, machines, load: Load, *, clients, batch_size, warmup, seco
     await asyncio.gather(*tasks)
     load.cpu_after = (_cpu_seconds(load.server), time.process_time())
     load.workers_after = _worker_cpu(load.server)
+    for connection in opened:
+        connection.close()
     return time.monotonic() - started
 
 
@@ -269,8 +287,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--workers", type=int, default=3, help="uvicorn worker processes")
-    parser.add_argument("--clients", type=int, default=4, help="concurrent client connections")
+    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+    parser.add_argument("--clients", type=int, default=6, help="requests in flight at once")
+    parser.add_argument("--connections", type=int, default=24, help="keep-alive connections they share")
     parser.add_argument("--pool", type=int, default=4, help="database connections per worker")
     parser.add_argument("--machines", type=int, default=200)
     parser.add_argument("--batch", type=int, default=100, help="game events per request")
@@ -349,6 +368,7 @@ def main() -> None:
                 machines,
                 load,
                 clients=args.clients,
+                connections=args.connections,
                 batch_size=args.batch,
                 warmup=args.warmup,
                 seconds=args.seconds,
@@ -367,7 +387,7 @@ def main() -> None:
         p50 = statistics.median(latencies) * 1000
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
         print(
-            f"uvicorn workers={args.workers} clients={args.clients} "
+            f"uvicorn workers={args.workers} clients={args.clients} connections={args.connections} "
             f"machines={args.machines} batch={args.batch}"
         )
         print(f"requests: {load.requests} in {elapsed:.1f} s, non-200: {load.errors}")
