@@ -7,7 +7,7 @@ the raw one-client multi-row INSERT rate of the same rows into a copy of the eve
 same run, and the ratio between the two. Drops its database at the end.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/x REDIS_URL=redis://127.0.0.1:6379/3 \
-        .venv/bin/python bench/ingest.py --workers 2 --clients 6 --connections 24 --seconds 20
+        .venv/bin/python bench/ingest.py --workers 2 --clients 4 --connections 24 --seconds 20
 
 DATABASE_URL only names the server (its database is replaced by the benchmark's own); with REDIS_URL the
 engine's task is enqueued to that Redis as in production (the queue is emptied at the end).
@@ -288,7 +288,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
-    parser.add_argument("--clients", type=int, default=6, help="requests in flight at once")
+    parser.add_argument("--clients", type=int, default=4, help="requests in flight at once")
     parser.add_argument("--connections", type=int, default=24, help="keep-alive connections they share")
     parser.add_argument("--pool", type=int, default=4, help="database connections per worker")
     parser.add_argument("--machines", type=int, default=200)

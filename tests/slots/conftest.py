@@ -7,8 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
+from asgiref.sync import SyncToAsync
+from django.db import connections
 from django.test import Client
 
+from config.http import event_executors
 from floor.credentials import credential_issue
 from slots.models import GatewayKey, MachineKey, SlotMachine
 from slots.services.auth import principal_cache_clear
@@ -58,6 +61,15 @@ def asgi_scope(method: str, path: str, key: str | None = None) -> dict:
         "client": ("127.0.0.1", 5000),
         "server": ("testserver", 80),
     }
+
+
+@pytest.fixture(autouse=True)
+def _lasting_thread_connections_closed():
+    """The event threads and asgiref's shared thread (async ORM calls of a test) keep their own
+    connections; closed so the test database can be dropped."""
+    yield
+    for executor in (*event_executors(), SyncToAsync.single_thread_executor):
+        executor.submit(connections.close_all).result()
 
 
 @pytest.fixture(autouse=True)
