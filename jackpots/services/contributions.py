@@ -23,12 +23,11 @@ from jackpots.models import ContributionBatch, HitKind, LedgerEntry, Level, Prog
 from jackpots.services import core
 from jackpots.services.hits import award_record_locked
 from jackpots.services.levels import (
-    PARAM_FIELDS,
-    STATE_FIELDS,
     ledger_entry,
     level_params,
     level_state,
     levels_lock,
+    levels_state_save,
 )
 from jackpots.services.machine_split import Part, contribution_parts, machine_parts_insert
 from slots.models import MachineEvent, SlotMachine
@@ -273,11 +272,7 @@ def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], 
                 hit(lid, row, HitKind.MYSTERY)
     for lid in levels:
         flush(lid)
-    for lid in sorted(touched):
-        level = levels[lid]
-        for name in STATE_FIELDS:
-            setattr(level, name, getattr(states[lid], name))
-        level.save(update_fields=STATE_FIELDS + PARAM_FIELDS)
+    levels_state_save([levels[lid] for lid in sorted(touched)], states)
     LedgerEntry.objects.bulk_create(entries)
     parts: list[tuple[LedgerEntry, list[Part]]] = [
         (entry, contribution_parts(entry, wagers)) for entry, wagers in split
