@@ -3,8 +3,9 @@
 One batch is one transaction: claim up to ``batch_size`` pending events (``FOR UPDATE SKIP LOCKED`` on
 PostgreSQL, so workers never wait on each other's events) and mark them applied in the same statement,
 lock the touched levels in primary-key order, sum the eligible wagers per level in Python, write ONE
-ledger row and ONE UPDATE per level (a hit inside the batch splits the level's sum at the hit), record the
-batch. A worker killed anywhere leaves nothing of its batch: the events stay pending for the next one.
+ledger row per level (a hit inside the batch splits the level's sum at the hit) and ONE UPDATE for all the
+touched levels, record the batch. A worker killed anywhere leaves nothing of its batch: the events stay
+pending for the next one.
 """
 
 from __future__ import annotations
