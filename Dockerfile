@@ -23,4 +23,4 @@ RUN SECRET_KEY=build-time-only-secret-key-not-used-at-run-time ALLOWED_HOSTS=bui
 USER progressivo
 EXPOSE 8000
 CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--lifespan", "off", \
-     "--proxy-headers", "--forwarded-allow-ips", "*"]
+     "--ws-per-message-deflate", "false", "--proxy-headers", "--forwarded-allow-ips", "*"]

@@ -80,7 +80,8 @@ class Stack:
         self.server = self._spawn(
             "uvicorn",
             [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(self.port),
-             "--log-level", "warning", "--no-access-log", *self.server_args],
+             "--log-level", "warning", "--no-access-log", "--ws-per-message-deflate", "false",
+             *self.server_args],
         )  # fmt: skip
         self._wait_http()
 

@@ -3,8 +3,9 @@
 One batch is one transaction: claim up to ``batch_size`` pending events (``FOR UPDATE SKIP LOCKED`` on
 PostgreSQL, so workers never wait on each other's events) and mark them applied in the same statement,
 lock the touched levels in primary-key order, sum the eligible wagers per level in Python, write ONE
-ledger row and ONE UPDATE per level (a hit inside the batch splits the level's sum at the hit), record the
-batch. A worker killed anywhere leaves nothing of its batch: the events stay pending for the next one.
+ledger row per level (a hit inside the batch splits the level's sum at the hit) and ONE UPDATE for all the
+touched levels, record the batch. A worker killed anywhere leaves nothing of its batch: the events stay
+pending for the next one.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ from jackpots.models import ContributionBatch, HitKind, LedgerEntry, Level, Prog
 from jackpots.services import core
 from jackpots.services.hits import award_record_locked
 from jackpots.services.levels import (
-    PARAM_FIELDS,
-    STATE_FIELDS,
     ledger_entry,
     level_params,
     level_state,
     levels_lock,
+    levels_state_save,
 )
 from jackpots.services.machine_split import Part, contribution_parts, machine_parts_insert
 from slots.models import MachineEvent, SlotMachine
@@ -273,11 +273,7 @@ def _events_apply(rows: list[Row], batch: ContributionBatch) -> tuple[set[int], 
                 hit(lid, row, HitKind.MYSTERY)
     for lid in levels:
         flush(lid)
-    for lid in sorted(touched):
-        level = levels[lid]
-        for name in STATE_FIELDS:
-            setattr(level, name, getattr(states[lid], name))
-        level.save(update_fields=STATE_FIELDS + PARAM_FIELDS)
+    levels_state_save([levels[lid] for lid in sorted(touched)], states)
     LedgerEntry.objects.bulk_create(entries)
     parts: list[tuple[LedgerEntry, list[Part]]] = [
         (entry, contribution_parts(entry, wagers)) for entry, wagers in split

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 
+from django.db import connection
 from django.utils import timezone
 
 from jackpots.models import LedgerEntry, Level
@@ -42,6 +43,30 @@ def level_state_save(level: Level, state: core.State) -> None:
     """One UPDATE of the level row (its parameters too: a reset may have applied staged changes)."""
     level_state_set(level, state)
     level.save(update_fields=STATE_FIELDS + PARAM_FIELDS)
+
+
+def levels_state_save(levels: list[Level], states: dict[int, core.State]) -> None:
+    """Writes each level's state and parameters, as ``level_state_save`` does, in ONE statement on
+    PostgreSQL: a batch touching a dozen levels pays one round trip instead of a dozen."""
+    for level in levels:
+        level_state_set(level, states[level.id])
+    if connection.vendor != "postgresql":
+        for level in levels:
+            level.save(update_fields=STATE_FIELDS + PARAM_FIELDS)
+        return
+    if not levels:
+        return
+    fields = [Level._meta.get_field(name) for name in STATE_FIELDS + PARAM_FIELDS]
+    columns = [connection.ops.quote_name(field.column) for field in fields]
+    arrays = ", ".join(["%s::bigint[]"] + [f"%s::{field.cast_db_type(connection)}[]" for field in fields])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {connection.ops.quote_name(Level._meta.db_table)} AS l SET "
+            + ", ".join(f"{column} = v.{column}" for column in columns)
+            + f" FROM unnest({arrays}) AS v(id, {', '.join(columns)}) WHERE l.id = v.id",
+            [[level.id for level in levels]]
+            + [[getattr(level, field.attname) for level in levels] for field in fields],
+        )
 
 
 def levels_lock(level_ids: Iterable[int]) -> dict[int, Level]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 from urllib.parse import parse_qs, urlparse
 
-import orjson
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.security.websocket import OriginValidator
@@ -20,8 +19,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from jackpots.signage.currency import ScreenContent
-from jackpots.signage.hub import hub_join, hub_leave
+from jackpots.signage.hub import frame_head, frame_text, hub_join, hub_leave
 from jackpots.signage.links import link_watcher
+from jackpots.signage.loops import start_eagerly
 from jackpots.signage.selectors import screen_authenticate, screen_content
 from jackpots.signage.snapshots import snapshot_share
 
@@ -58,6 +58,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
         self.shown_seq: dict[int, int] = {}
         self.links: dict[int, str] = {}
         self.last_update_at = float("-inf")
+        self.update_interval = 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND)
         self.flush_handle: asyncio.TimerHandle | None = None
         self.heartbeat_task: asyncio.Task | None = None
         if not origin_allowed(self.scope):
@@ -102,27 +103,44 @@ class SignageConsumer(AsyncWebsocketConsumer):
         """Signs only listen."""
 
     async def send_frame(self, frame: dict) -> None:
+        await self.send_head(frame_head(frame))
+
+    async def send_head(self, head: str) -> None:
+        """Writes the frame encoded as ``head`` (``hub.frame_head``) with this connection's next ``n``."""
         self.frames += 1
-        frame["n"] = self.frames
-        await self.send(text_data=orjson.dumps(frame).decode())
+        await self.send(text_data=frame_text(head, self.frames))
 
     # --- from the hub: plain calls, so a slow screen never holds the others back ----------------------
 
-    def levels_received(self, levels: list[dict]) -> None:
+    def levels_received(self, levels: list[dict], head: str) -> None:
+        loop = asyncio.get_running_loop()
+        pacing = self.last_update_at + self.update_interval - loop.time()
+        if (
+            pacing <= 0
+            and not self.pending
+            and all(level["seq"] > self.shown_seq.get(level["id"], -1) for level in levels)
+        ):
+            # Nothing held back and every level newer than shown: the hub's frame is this sign's frame.
+            self._shown(levels, loop)
+            start_eagerly(self.send_head(head))
+            return
         for level in levels:
             newest = self.pending.get(level["id"], {}).get("seq", self.shown_seq.get(level["id"], -1))
             if level["seq"] > newest:
                 self.pending[level["id"]] = level
         if not self.pending or self.flush_handle is not None:
             return
-        loop = asyncio.get_running_loop()
-        pacing = self.last_update_at + 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND) - loop.time()
         self.flush_handle = loop.call_later(max(0.0, pacing), self._flush_now)
 
     def hit_received(self, frame: dict) -> None:
-        asyncio.get_running_loop().create_task(self.send_frame(dict(frame)))
+        start_eagerly(self.send_frame(frame))
 
     # --- pacing, heartbeat, link --------------------------------------------------------------------
+
+    def _shown(self, levels: list[dict], loop: asyncio.AbstractEventLoop) -> None:
+        for level in levels:
+            self.shown_seq[level["id"]] = level["seq"]
+        self.last_update_at = loop.time()
 
     def _flush_now(self) -> None:
         self.flush_handle = None
@@ -130,10 +148,8 @@ class SignageConsumer(AsyncWebsocketConsumer):
             return
         levels = sorted(self.pending.values(), key=lambda level: level["id"])
         self.pending = {}
-        for level in levels:
-            self.shown_seq[level["id"]] = level["seq"]
-        self.last_update_at = asyncio.get_running_loop().time()
-        asyncio.get_running_loop().create_task(self.send_frame({"type": "update", "levels": levels}))
+        self._shown(levels, asyncio.get_running_loop())
+        start_eagerly(self.send_frame({"type": "update", "levels": levels}))
 
     async def heartbeat(self) -> None:
         interval = float(settings.SIGNAGE_HEARTBEAT_SECONDS)

@@ -3,9 +3,10 @@
 Why: with a group membership per sign, every engine batch costs each of 1,000 signs one channel-layer
 message per progressive (decode, dispatch), which the benchmark showed to be the server's main cost.
 The hub joins the progressives' groups once for all the signs of this process that show them, gathers
-the messages of one engine batch (one per progressive) into one, and hands it to its signs with a plain
-call. Each sign then only paces and writes its frame. A hub for a venue whose currency is not a pool's
-converts that pool's amounts once for all its signs (``jackpots.signage.currency``).
+the messages of one engine batch (one per progressive) into one, encodes the update frame once and hands
+both to its signs with a plain call. Each sign then only paces and writes its frame. A hub for a venue
+whose currency is not a pool's converts that pool's amounts once for all its signs
+(``jackpots.signage.currency``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 import logging
 from typing import Protocol
 
+import orjson
 from channels.layers import get_channel_layer
 from django.conf import settings
 
@@ -26,8 +28,17 @@ logger = logging.getLogger(__name__)
 Key = ScreenContent
 
 
+def frame_head(frame: dict) -> str:
+    """``frame`` as JSON without its closing brace: a sign appends its ``n`` (``frame_text``)."""
+    return orjson.dumps(frame).decode()[:-1]
+
+
+def frame_text(head: str, n: int) -> str:
+    return f'{head},"n":{n}}}'
+
+
 class Sign(Protocol):
-    def levels_received(self, levels: list[dict]) -> None: ...
+    def levels_received(self, levels: list[dict], head: str) -> None: ...
 
     def hit_received(self, frame: dict) -> None: ...
 
@@ -127,8 +138,10 @@ class ScreenHub:
         levels = sorted(self.pending.values(), key=lambda level: level["id"])
         self.pending = {}
         if levels:
+            # Encoded once for all the signs: each one only adds its frame number.
+            head = frame_head({"type": "update", "levels": levels})
             for sign in list(self.signs):
-                sign.levels_received(levels)
+                sign.levels_received(levels, head)
 
 
 _hubs: dict[asyncio.AbstractEventLoop, dict[Key, ScreenHub]] = {}

@@ -1,13 +1,17 @@
 """Per-event-loop state of the sign server (hubs, snapshot reads, link watcher, rates): each test and
-each server worker runs its own loop, and a closed loop's state must not leak into the next."""
+each server worker runs its own loop, and a closed loop's state must not leak into the next. And
+``start_eagerly``, how a sign writes its frames."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TypeVar
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+logger = logging.getLogger(__name__)
 
 
 def loop_local(registry: dict[asyncio.AbstractEventLoop, T], make: Callable[[], T]) -> T:
@@ -18,3 +22,51 @@ def loop_local(registry: dict[asyncio.AbstractEventLoop, T], make: Callable[[], 
     if loop not in registry:
         registry[loop] = make()
     return registry[loop]
+
+
+_resumed: set[asyncio.Task] = set()
+
+
+def start_eagerly(coro: Coroutine[Any, Any, None]) -> None:
+    """Runs ``coro`` now, up to its first wait, as Python 3.12's eager tasks do. A frame the socket takes
+    at once (the usual case) costs no task and no turn of the loop, which at a thousand signs per engine
+    batch is a good part of the server's work; one that has to wait for the socket goes on in a task, so a
+    slow screen holds back nobody else. A failure is logged: a sign that is going away cannot be written."""
+    try:
+        waiting = coro.send(None)
+    except StopIteration:
+        return
+    except Exception:
+        logger.debug("A sign's frame was not written", exc_info=True)
+        return
+    task = asyncio.get_running_loop().create_task(_resume(coro, waiting))
+    _resumed.add(task)  # the loop keeps only a weak reference to a task
+    task.add_done_callback(_resumed.discard)
+
+
+async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """Drives ``coro`` on from where ``start_eagerly`` left it: waits for what it waits for, resumes it."""
+    while True:
+        try:
+            try:
+                if waiting is None:  # a bare yield: give the loop a turn
+                    await asyncio.sleep(0)
+                else:
+                    # What a task does with a future its coroutine yields, or awaiting it again fails.
+                    waiting._asyncio_future_blocking = False
+                    await waiting
+            except asyncio.CancelledError as cancelled:
+                if waiting is None or not waiting.cancelled():
+                    waiting = coro.throw(cancelled)
+                    continue
+                # Cancelling this task cancelled the future: ``coro`` reads that from it on resuming.
+            except Exception:
+                pass  # ``coro`` reads the future's outcome itself on resuming
+            waiting = coro.send(None)
+        except StopIteration:
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.debug("A sign's frame was not written", exc_info=True)
+            return

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
@@ -208,6 +209,32 @@ async def test_updates_are_paced_to_the_rate_and_older_seqs_dropped(sign_setup: 
     await layer.group_send(group, message((grand.id, "1600.40", 9)))  # same seq as shown: ignored
     assert await sign.receive_nothing(timeout=0.7)
     await sign.disconnect()
+
+
+async def test_signs_of_one_screen_share_the_encoded_update_each_with_its_own_n(
+    sign_setup: SignSetup,
+) -> None:
+    first = await open_sign(sign_setup)
+    await first.receive_json_from(timeout=3)
+    await database_sync_to_async(hit_record_and_announce)(sign_setup.grand, "NOG-0104", 198_820, 8)
+    assert (await first.receive_json_from(timeout=3))["n"] == 2
+    second = await open_sign(sign_setup)
+    assert (await second.receive_json_from(timeout=3))["n"] == 1
+    grand = sign_setup.grand.id
+
+    await get_channel_layer().group_send(
+        publish.progressive_group(sign_setup.progressive.id),
+        {
+            "type": "levels.changed",
+            "progressive": sign_setup.progressive.id,
+            "levels": [{"id": grand, "amount_eur": "1600.00", "seq": 9}],
+        },
+    )
+    levels = f'[{{"id":{grand},"amount_eur":"1600.00","seq":9}}]'
+    assert await first.receive_from(timeout=3) == f'{{"type":"update","levels":{levels},"n":3}}'
+    assert await second.receive_from(timeout=3) == f'{{"type":"update","levels":{levels},"n":2}}'
+    await first.disconnect()
+    await second.disconnect()
 
 
 async def test_heartbeat_comes_on_its_interval_without_changes(sign_setup: SignSetup, settings) -> None:

@@ -13,6 +13,7 @@ import pytest
 from django.db import connection
 from django.db.models import F
 from playwright.sync_api import sync_playwright
+from websockets.sync.client import connect as ws_connect
 
 from bench.stack import Stack
 from floor.credentials import credential_issue, screen_token_issue
@@ -86,6 +87,11 @@ def test_games_posted_to_the_api_show_on_the_screen_as_exact_euros(settings) -> 
         amount = page.locator(f'.amount[data-level-id="{level.id}"]')
         page.wait_for_function("document.getElementById('sign').dataset.state === 'live'", timeout=15_000)
         assert amount.inner_text() == "€ 1.000,00"
+        # Frames travel uncompressed (uvicorn --ws-per-message-deflate false), though clients offer it.
+        sign_url = f"{stack.url.replace('http://', 'ws://')}/ws/signage/nog-1/?token={token}"
+        with ws_connect(sign_url, origin=stack.url) as socket:
+            assert "Sec-WebSocket-Extensions" not in socket.response.headers
+            assert json.loads(socket.recv(timeout=5))["type"] == "snapshot"
 
         games = [
             {"machine": "NOG-0101", "seq": seq, "type": "game", "wager": wager, "win": 0}
