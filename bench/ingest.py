@@ -102,15 +102,16 @@ def _body(asset: str, first_seq: int, size: int, at: str) -> bytes:
     return f'{{"events":[{events}]}}'.encode()
 
 
-def _cpu_seconds(root: psutil.Process) -> float:
-    total = 0.0
+def _process_cpu(root: psutil.Process) -> dict[int, float]:
+    """CPU seconds so far of ``root`` and each of its descendants, by pid."""
+    result = {}
     for process in [root, *root.children(recursive=True)]:
         try:
             times = process.cpu_times()
         except psutil.Error:
             continue
-        total += times.user + times.system
-    return total
+        result[process.pid] = times.user + times.system
+    return result
 
 
 class Load:
@@ -121,9 +122,9 @@ class Load:
         self.latencies: list[float] = []
         self.measuring = False
         self.server: psutil.Process | None = None
-        self.cpu_before = self.cpu_after = (0.0, 0.0)
-        self.workers_before: dict[int, float] = {}
-        self.workers_after: dict[int, float] = {}
+        # (CPU seconds by server process, the load client's CPU seconds) when measuring starts and ends.
+        self.cpu_before: tuple[dict[int, float], float] = ({}, 0.0)
+        self.cpu_after: tuple[dict[int, float], float] = ({}, 0.0)
 
 
 class _Connection:
@@ -210,26 +211,13 @@ async def _drive(url, machines, load: Load, *, clients, connections, batch_size,
     ]
     await asyncio.sleep(warmup)
     load.measuring = True
-    load.cpu_before = (_cpu_seconds(load.server), time.process_time())
-    load.workers_before = _worker_cpu(load.server)
+    load.cpu_before = (_process_cpu(load.server), time.process_time())
     started = time.monotonic()
     await asyncio.gather(*tasks)
-    load.cpu_after = (_cpu_seconds(load.server), time.process_time())
-    load.workers_after = _worker_cpu(load.server)
+    load.cpu_after = (_process_cpu(load.server), time.process_time())
     for connection in opened:
         connection.close()
     return time.monotonic() - started
-
-
-def _worker_cpu(root: psutil.Process) -> dict[int, float]:
-    result = {}
-    for process in root.children(recursive=True):
-        try:
-            times = process.cpu_times()
-        except psutil.Error:
-            continue
-        result[process.pid] = times.user + times.system
-    return result
 
 
 def _watch_memory(root: psutil.Process, peak: list[int], stop: threading.Event) -> None:
@@ -394,11 +382,12 @@ def main() -> None:
         print(f"accepted: {rate:,.0f} events/s")
         print(f"latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
         print(f"server peak memory: {peak[0] / 2**20:.0f} MiB (RSS, uvicorn and its workers)")
-        server_cpu = (load.cpu_after[0] - load.cpu_before[0]) / elapsed
-        client_cpu = (load.cpu_after[1] - load.cpu_before[1]) / elapsed
+        (before, client_before), (after, client_after) = load.cpu_before, load.cpu_after
+        server_cpu = (sum(after.values()) - sum(before.values())) / elapsed
+        client_cpu = (client_after - client_before) / elapsed
         print(f"CPU: server {server_cpu:.2f} cores, load client {client_cpu:.2f} cores (of 2, shared)")
-        before, after = load.workers_before, load.workers_after
-        shares = sorted((after[pid] - before.get(pid, 0.0)) / elapsed for pid in after)
+        workers = [pid for pid in after if pid != load.server.pid]
+        shares = sorted((after[pid] - before.get(pid, 0.0)) / elapsed for pid in workers)
         print("CPU per server process: " + ", ".join(f"{share:.2f}" for share in reversed(shares)))
         print(f"raw multi-row INSERT, one client: {raw_rate:,.0f} rows/s")
         print(f"ratio API / raw: {rate / raw_rate:.0%}")
