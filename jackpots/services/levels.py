@@ -48,14 +48,14 @@ def level_state_save(level: Level, state: core.State) -> None:
 def levels_state_save(levels: list[Level], states: dict[int, core.State]) -> None:
     """Writes each level's state and parameters, as ``level_state_save`` does, in ONE statement on
     PostgreSQL: a batch touching a dozen levels pays one round trip instead of a dozen."""
-    for level in levels:
-        level_state_set(level, states[level.id])
     if connection.vendor != "postgresql":
         for level in levels:
-            level.save(update_fields=STATE_FIELDS + PARAM_FIELDS)
+            level_state_save(level, states[level.id])
         return
     if not levels:
         return
+    for level in levels:
+        level_state_set(level, states[level.id])
     fields = [Level._meta.get_field(name) for name in STATE_FIELDS + PARAM_FIELDS]
     columns = [connection.ops.quote_name(field.column) for field in fields]
     arrays = ", ".join(["%s::bigint[]"] + [f"%s::{field.cast_db_type(connection)}[]" for field in fields])
