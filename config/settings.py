@@ -228,8 +228,28 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024
 EVENTS_MAX_BATCH = 1000
 # A machine silent this long is offline and out of the progressives (G2S noProgInfo default, 30 s).
 MACHINE_OFFLINE_AFTER_SECONDS = env_int("MACHINE_OFFLINE_AFTER_SECONDS", 30, minimum=1)
-# How far into the future an event's `at` may be before it is refused.
+# The window of an event's or a table round's `at` (floor.times): how far into the future it may be
+# (clock drift) and how old (a gateway forwards what it buffered during an outage; a week covers a long
+# one). Outside it the event (at_in_future, at_too_old) or the round is refused.
 EVENT_MAX_FUTURE_SECONDS = env_int("EVENT_MAX_FUTURE_SECONDS", 300, minimum=0)
+EVENT_MAX_AGE_SECONDS = env_int("EVENT_MAX_AGE_SECONDS", 7 * 24 * 3600, minimum=60)
+if EVENT_MAX_FUTURE_SECONDS > 24 * 3600 or EVENT_MAX_AGE_SECONDS > 366 * 24 * 3600:
+    raise ImproperlyConfigured("EVENT_MAX_FUTURE_SECONDS may be at most a day, EVENT_MAX_AGE_SECONDS a year.")
+# Plausible limits of a game's win (slots.services.parsing, win_out_of_range). The top awards of slot pay
+# tables are thousands to tens of thousands of times the bet, so 100,000 times the wager refuses only what
+# no pay table pays; progressive prizes arrive as jackpot events, not in a game's win. The absolute cap,
+# EUR 10,000,000, is above any single game's win on the floor (max bet EUR 500).
+# The hour summaries' bigint sums cannot overflow: an hour counts fewer than 2^31 games (its games column;
+# 600,000 events a second for an hour, over ten times the API's throughput), a wager is below 2^31 cents
+# (the machine's max bet column) and a win at most 4 x 10^9 cents (the cap's ceiling), so each sum stays
+# below 2^31 x 2^32 = 2^63.
+GAME_WIN_MAX_MULTIPLE = env_int("GAME_WIN_MAX_MULTIPLE", 100_000, minimum=1)
+GAME_WIN_MAX_CENTS = env_int("GAME_WIN_MAX_CENTS", 1_000_000_000, minimum=1)
+if GAME_WIN_MAX_CENTS > 4_000_000_000:
+    raise ImproperlyConfigured("GAME_WIN_MAX_CENTS may be at most 4,000,000,000 (EUR 40,000,000).")
+# Largest jackpot a machine may report (amount_out_of_range): EUR 100,000,000, above the largest slot
+# jackpot ever paid (about USD 40 million), far below the bigint limit.
+JACKPOT_MAX_CENTS = env_int("JACKPOT_MAX_CENTS", 10_000_000_000, minimum=1)
 # A progressive whose pending events wait longer than this shows "link down" on its signs.
 LINK_STALE_AFTER_SECONDS = env_int("LINK_STALE_AFTER_SECONDS", 10, minimum=1)
 # Default two-person threshold for hits (Nevada MICS handpay, €1,200), per venue editable.

@@ -3,6 +3,7 @@ lean parser in slots.services.parsing, which reports the codes tabulated here.""
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiExample, PolymorphicProxySerializer
 from rest_framework import serializers
@@ -28,6 +29,14 @@ rejected.
 
 A key stops working as soon as its revocation is committed, on every server process.
 
+**Bounds.** `at` is an RFC 3339 date-time with an offset within ±14:00, at most
+{settings.EVENT_MAX_AGE_SECONDS} seconds old and {settings.EVENT_MAX_FUTURE_SECONDS} seconds ahead of the
+server's clock (`invalid_at`, `at_too_old`, `at_in_future`). A game's `win` is at most
+{settings.GAME_WIN_MAX_MULTIPLE} times its wager and at most {settings.GAME_WIN_MAX_CENTS} cents
+(`win_out_of_range`); a jackpot's `amount` at most {settings.JACKPOT_MAX_CENTS} cents
+(`amount_out_of_range`); a meter below 10^(the machine's meter digits) (`invalid_meter`). An event beyond
+a bound is rejected alone; the others of its request are kept.
+
 **Per-event codes** (in `rejected`):
 
 {_codes_table(EVENT_ERRORS)}
@@ -46,8 +55,8 @@ class _EventBase(serializers.Serializer):
         help_text="Positive, unique per machine; a retry of an event reuses its seq.",
     )
     at = serializers.DateTimeField(
-        help_text="RFC 3339 date-time with offset, when it happened on the machine; "
-        "at most 5 minutes in the future."
+        help_text="RFC 3339 date-time with an offset within ±14:00, when it happened on the machine; "
+        f"at most {settings.EVENT_MAX_AGE_SECONDS} s old and {settings.EVENT_MAX_FUTURE_SECONDS} s ahead."
     )
 
 
@@ -56,7 +65,11 @@ class GameEventSerializer(_EventBase):
     wager = serializers.IntegerField(
         min_value=1, help_text="Cents wagered, within the machine's minimum and maximum bet."
     )
-    win = serializers.IntegerField(min_value=0, max_value=BIGINT_MAX, help_text="Cents won, 0 or more.")
+    win = serializers.IntegerField(
+        min_value=0,
+        max_value=settings.GAME_WIN_MAX_CENTS,
+        help_text=f"Cents won, 0 or more, at most {settings.GAME_WIN_MAX_MULTIPLE} times the wager.",
+    )
 
 
 class MetersSerializer(serializers.Serializer):
@@ -96,7 +109,7 @@ class JackpotEventSerializer(_EventBase):
         min_value=1, max_value=BIGINT_MAX, help_text="Id of the level (GET /api/v1/jackpots)."
     )
     amount = serializers.IntegerField(
-        min_value=1, max_value=BIGINT_MAX, help_text="Cents the machine shows as won."
+        min_value=1, max_value=settings.JACKPOT_MAX_CENTS, help_text="Cents the machine shows as won."
     )
 
 

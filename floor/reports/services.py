@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Max, Model, QuerySet, Sum
+from django.db.models import Count, Max, Model, Q, QuerySet, Sum
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from floor.models import MachineHourStat, ReportRefreshState
-from floor.reports.days import business_date_of
+from floor.reports.days import business_date_of, reportable_span
 from jackpots.models import MachineContribution
 from slots.models import MachineEvent, SlotMachine
 
 # An ingest (or apply) transaction takes its ids when it inserts and becomes visible when it commits.
 # Rescanning everything above the highest ids seen this long ago catches ids that were committed out of order.
 RESCAN_SECONDS = 120
+logger = logging.getLogger(__name__)
 
 
 def _rescan_from(checkpoints: list[list]) -> tuple[tuple[int, int], list[list]]:
@@ -44,7 +46,7 @@ def _hours_recompute(machine_ids: set[int], first_hour: datetime, last_hour: dat
     zones = dict(SlotMachine.objects.filter(id__in=machine_ids).values_list("id", "room__venue__time_zone"))
     span = {"machine_id__in": machine_ids, "at__gte": first_hour, "at__lt": last_hour + timedelta(hours=1)}
     games = (
-        MachineEvent.objects.filter(type=MachineEvent.Type.GAME, **span)
+        MachineEvent.objects.filter(_plausible_win(), type=MachineEvent.Type.GAME, **span)
         .annotate(hour=TruncHour("at", tzinfo=UTC))
         .values("machine_id", "hour")
         .annotate(games=Count("id"), coin_in=Sum("wager_cents"), coin_out=Sum("win_cents"))
@@ -84,10 +86,33 @@ def _hours_recompute(machine_ids: set[int], first_hour: datetime, last_hour: dat
     return len(stats)
 
 
-def _touched_hours(model: type[Model], since_id: int, up_to_id: int, **filters: object) -> QuerySet:
-    """(machine id, hour) of the rows with ids in (since_id, up_to_id]."""
+def _plausible_win() -> Q:
+    """Game events the events API refuses today were stored before it bounded wins: they are left out of
+    the summaries, whose bigint sums they would overflow (two wins of 2^63-1 in an hour)."""
+    return Q(win_cents__lte=settings.GAME_WIN_MAX_CENTS)
+
+
+def _implausible_games_warn(since_id: int, up_to_id: int, span: tuple[datetime, datetime]) -> None:
+    """Logs how many of the game events with ids in (since_id, up_to_id] the summaries leave out."""
+    left_out = (
+        MachineEvent.objects.filter(id__gt=since_id, id__lte=up_to_id, type=MachineEvent.Type.GAME)
+        .filter(Q(at__lt=span[0]) | Q(at__gte=span[1]) | ~_plausible_win())
+        .count()
+    )
+    if left_out:
+        logger.warning(
+            "Hour summaries: %d stored game event(s) dated outside the reportable span or with a win above "
+            "GAME_WIN_MAX_CENTS are left out.",
+            left_out,
+        )
+
+
+def _touched_hours(
+    model: type[Model], since_id: int, up_to_id: int, span: tuple[datetime, datetime], **filters: object
+) -> QuerySet:
+    """(machine id, hour) of the rows with ids in (since_id, up_to_id] dated within ``span``."""
     return (
-        model.objects.filter(id__gt=since_id, id__lte=up_to_id, **filters)
+        model.objects.filter(id__gt=since_id, id__lte=up_to_id, at__gte=span[0], at__lt=span[1], **filters)
         .annotate(hour=TruncHour("at", tzinfo=UTC))
         .values_list("machine_id", "hour")
         .distinct()
@@ -110,10 +135,12 @@ def machine_hour_stats_refresh(*, now: datetime | None = None) -> int:
             (event_start, contribution_start), kept = (0, 0), []
         max_event = MachineEvent.objects.aggregate(top=Max("id"))["top"] or 0
         max_contribution = MachineContribution.objects.aggregate(top=Max("id"))["top"] or 0
+        span = reportable_span(now)
+        _implausible_games_warn(event_start, max_event, span)
         hours_by_machine: dict[int, set[datetime]] = defaultdict(set)
         for touched in (
-            _touched_hours(MachineEvent, event_start, max_event, type=MachineEvent.Type.GAME),
-            _touched_hours(MachineContribution, contribution_start, max_contribution),
+            _touched_hours(MachineEvent, event_start, max_event, span, type=MachineEvent.Type.GAME),
+            _touched_hours(MachineContribution, contribution_start, max_contribution, span),
         ):
             for machine_id, hour in touched.iterator(chunk_size=5000):
                 hours_by_machine[machine_id].add(hour)

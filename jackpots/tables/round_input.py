@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import orjson
-from django.utils.dateparse import parse_datetime
 
+from floor.times import TimeRejected, TimeWindow, instant_parse
 from jackpots.tables.cards import CardError, cards_check_distinct, cards_parse
 from jackpots.tables.rules import CARDS_PER_SEAT, COMMUNITY_CARDS, Game
 
@@ -96,8 +96,11 @@ def _card_list(data: dict, field: str) -> list:
     return codes
 
 
-def round_parse(data: object, rule: BetRule, *, round_id: str | None = None) -> RoundInput:
-    """Checks a posted round against the table's game and bet rule."""
+def round_parse(
+    data: object, rule: BetRule, *, window: TimeWindow, round_id: str | None = None
+) -> RoundInput:
+    """Checks a posted round against the table's game and bet rule, and its ``at`` against ``window``
+    (the same bounds as the machines' events)."""
     if not isinstance(data, dict):
         raise RoundError("invalid_round", "The body must be a JSON object.")
     rid = data.get("round") if round_id is None else round_id
@@ -106,10 +109,10 @@ def round_parse(data: object, rule: BetRule, *, round_id: str | None = None) -> 
             "invalid_round",
             f"round must be 1 to {ROUND_ID_MAX} letters, digits or . _ : - (it is part of the void URL).",
         )
-    at_raw = data.get("at")
-    at = parse_datetime(at_raw) if isinstance(at_raw, str) else None
-    if at is None or at.tzinfo is None:
-        raise RoundError("invalid_round", "at must be an ISO 8601 date and time with a time zone.")
+    try:
+        at = instant_parse(data.get("at"), window)
+    except TimeRejected as rejection:
+        raise RoundError(rejection.code, rejection.detail) from None
     seats_raw = data.get("seats")
     if not isinstance(seats_raw, list) or not seats_raw:
         raise RoundError("invalid_round", "seats must be a non-empty list.")

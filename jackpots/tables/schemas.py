@@ -17,7 +17,10 @@ RoundRequest = inline_serializer(
     "TableRoundRequest",
     {
         "round": serializers.CharField(max_length=64, help_text="Unique per table; a retry reuses it."),
-        "at": serializers.DateTimeField(),
+        "at": serializers.DateTimeField(
+            help_text="RFC 3339 with an offset within ±14:00, within the server's window (by default at "
+            "most 7 days old and 300 s ahead); otherwise 400 invalid_at, at_too_old or at_in_future."
+        ),
         "community": serializers.ListField(
             child=serializers.CharField(max_length=2), required=False, help_text="Casino Hold'em: 5 cards."
         ),
@@ -31,7 +34,9 @@ RoundRequest = inline_serializer(
             {
                 "seat": serializers.IntegerField(min_value=1),
                 "jackpot_bet": serializers.IntegerField(
-                    min_value=0, help_text="Cents of the venue's currency."
+                    min_value=0,
+                    help_text="Cents of the venue's currency: 0, or the table's fixed price (Caribbean Stud) "
+                    "or within its minimum and maximum (Jumbo 7); otherwise 400 bad_jackpot_bet.",
                 ),
                 "cards": serializers.ListField(child=serializers.CharField(max_length=2)),
                 "changed_card": serializers.BooleanField(required=False, default=False),

@@ -6,6 +6,8 @@ schema lists these tables, so documentation and behaviour cannot drift apart.
 
 from __future__ import annotations
 
+from floor.times import TIME_ERRORS
+
 # Whole-request errors: the request is refused and nothing is stored.
 REQUEST_ERRORS: dict[str, str] = {
     "missing_key": "No Authorization: Bearer <key> header was sent.",
@@ -25,11 +27,12 @@ EVENT_ERRORS: dict[str, str] = {
     "machine_not_in_service": "The machine is out of service; its events are not accepted.",
     "invalid_seq": "`seq` must be a positive integer below 2^63.",
     "unknown_type": "`type` must be one of game, meters, jackpot, status.",
-    "invalid_at": "`at` must be an RFC 3339 date-time with a time zone.",
-    "at_in_future": "`at` is more than 5 minutes in the future.",
+    **TIME_ERRORS,
     "invalid_wager": "`wager` must be a positive integer number of cents.",
     "wager_out_of_range": "`wager` is outside the machine's minimum and maximum bet.",
     "invalid_win": "`win` must be an integer number of cents, zero or more.",
+    "win_out_of_range": "`win` is more than GAME_WIN_MAX_MULTIPLE times the wager (by default 100,000) "
+    "or more than GAME_WIN_MAX_CENTS (by default 1,000,000,000 cents, EUR 10,000,000).",
     "invalid_meters": "`meters` must be a non-empty object of meter names to values.",
     "unknown_meter": "A meter name is not one of the known meters.",
     "invalid_meter": "A meter value must be an integer, zero or more, below 10^(the machine's meter digits).",
@@ -37,6 +40,8 @@ EVENT_ERRORS: dict[str, str] = {
     "invalid_level": "`level` must be the positive integer id of a level.",
     "level_not_played": "The machine is not an enabled member of the progressive that owns this level.",
     "invalid_amount": "`amount` must be a positive integer number of cents.",
+    "amount_out_of_range": "`amount` is more than JACKPOT_MAX_CENTS (by default 10,000,000,000 cents, "
+    "EUR 100,000,000).",
     "seq_conflict": "This seq was already stored for the machine with different content.",
 }
 

@@ -12,6 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from floor.live import machines_changed
+from floor.times import time_window
 from jackpots.tasks import contributions_apply_task
 from slots import selectors
 from slots.models import MachineAlert, MachineEvent
@@ -22,7 +23,6 @@ from slots.services.parsing import (
     ParsedEvent,
     Principal,
     event_parse,
-    latest_allowed_at,
 )
 from slots.services.storage import events_store
 
@@ -51,13 +51,11 @@ def event_batch_ingest(events: list, *, principal: Principal, now: datetime | No
     machines = selectors.machines_by_asset(
         {raw["machine"] for raw in events if isinstance(raw, dict) and isinstance(raw.get("machine"), str)}
     )
-    latest_allowed = latest_allowed_at(now, settings.EVENT_MAX_FUTURE_SECONDS)
+    window = time_window(now)
     parsed: list[ParsedEvent] = []
     for index, raw in enumerate(events):
         try:
-            parsed.append(
-                event_parse(index, raw, machines=machines, principal=principal, latest_allowed=latest_allowed)
-            )
+            parsed.append(event_parse(index, raw, machines=machines, principal=principal, window=window))
         except EventRejected as rejection:
             result.rejected.append({"index": index, "error": rejection.code, "detail": rejection.detail})
     parsed = _levels_check(parsed, result)

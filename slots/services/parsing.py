@@ -9,12 +9,13 @@ mistake.
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import orjson
+from django.conf import settings
 
+from floor.times import TimeRejected, TimeWindow, instant_parse
 from slots.models import MachineEvent
 from slots.services.errors import EVENT_ERRORS, RequestRefused
 from slots.services.vocabulary import (
@@ -25,9 +26,6 @@ from slots.services.vocabulary import (
     STATUS_FLAGS,
 )
 
-# RFC 3339 date-time (section 5.6): full date, T (or a space, per its note), time, offset required.
-_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:[Zz]|[+-]\d{2}:\d{2})")
-_FRACTION = re.compile(r"(\.\d{6})\d+")
 _CORE_FIELDS = ("machine", "seq", "type", "at")
 _IN_SERVICE_STATES = frozenset({"in_service", "offline"})
 
@@ -115,25 +113,13 @@ def _is_int(value: object) -> bool:
     return type(value) is int
 
 
-def at_parse(value: object) -> datetime:
-    if not isinstance(value, str) or _RFC3339.fullmatch(value) is None:
-        raise EventRejected("invalid_at")
-    text = value.upper().replace(" ", "T")
-    # datetime keeps microseconds; RFC 3339 allows any precision, so finer digits are cut, not refused.
-    text = _FRACTION.sub(r"\1", text)
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise EventRejected("invalid_at", f"`at` is not a valid date-time: {value!r}.") from None
-
-
 def event_parse(
     index: int,
     raw: object,
     *,
     machines: dict[str, MachineInfo],
     principal: Principal,
-    latest_allowed: datetime,
+    window: TimeWindow,
 ) -> ParsedEvent:
     """One posted event checked against its machine, or EventRejected with the first problem found."""
     if not isinstance(raw, dict):
@@ -152,9 +138,10 @@ def event_parse(
     type_code = EVENT_TYPES.get(raw.get("type"))  # type: ignore[arg-type]
     if type_code is None:
         raise EventRejected("unknown_type")
-    at = at_parse(raw.get("at"))
-    if at > latest_allowed:
-        raise EventRejected("at_in_future")
+    try:
+        at = instant_parse(raw.get("at"), window)
+    except TimeRejected as rejection:
+        raise EventRejected(rejection.code, rejection.detail) from None
     payload = {name: value for name, value in raw.items() if name not in _CORE_FIELDS}
     payload_json = orjson.dumps(payload)
     # PostgreSQL text and jsonb cannot hold NUL; the cheap byte test spares the walk for normal events.
@@ -195,8 +182,19 @@ def _game_parse(event: ParsedEvent, raw: dict) -> None:
             f"A wager of {wager} cents is outside {machine.asset_number}'s bets "
             f"({machine.min_bet_cents} to {machine.max_bet_cents} cents).",
         )
-    if not _is_int(win) or not 0 <= win <= BIGINT_MAX:
+    if not _is_int(win) or win < 0:
         raise EventRejected("invalid_win")
+    cap = settings.GAME_WIN_MAX_CENTS
+    if win > cap:
+        raise EventRejected(
+            "win_out_of_range", f"A win of {win} cents is more than the largest win accepted, {cap} cents."
+        )
+    if win > wager * settings.GAME_WIN_MAX_MULTIPLE:
+        raise EventRejected(
+            "win_out_of_range",
+            f"A win of {win} cents is more than {settings.GAME_WIN_MAX_MULTIPLE} times the wager of "
+            f"{wager} cents.",
+        )
     event.wager, event.win = wager, win
 
 
@@ -220,8 +218,13 @@ def _jackpot_parse(event: ParsedEvent, raw: dict) -> None:
     level, amount = raw.get("level"), raw.get("amount")
     if not _is_int(level) or not 0 < level <= BIGINT_MAX:
         raise EventRejected("invalid_level")
-    if not _is_int(amount) or not 0 < amount <= BIGINT_MAX:
+    if not _is_int(amount) or amount <= 0:
         raise EventRejected("invalid_amount")
+    cap = settings.JACKPOT_MAX_CENTS
+    if amount > cap:
+        raise EventRejected(
+            "amount_out_of_range", f"A jackpot of {amount} cents is more than the {cap} cents accepted."
+        )
     event.level, event.amount = level, amount
 
 
@@ -252,7 +255,3 @@ def _event_digest(event: ParsedEvent) -> str:
     else:
         content = (event.type, at, event.status)
     return hashlib.sha1(orjson.dumps(content), usedforsecurity=False).hexdigest()
-
-
-def latest_allowed_at(now: datetime, max_future_seconds: int) -> datetime:
-    return now + timedelta(seconds=max_future_seconds)

@@ -52,7 +52,9 @@ REJECTIONS = [
     ("invalid_at", lambda m: [_event(m, at="2026-13-21T18:03:05Z")]),
     ("invalid_at", lambda m: [_event(m, at="21/11/2026 18:03:05Z")]),
     ("invalid_at", lambda m: [_event(m, at=1763748185)]),
+    ("invalid_at", lambda m: [_event(m, at="2026-11-21T18:03:05+15:00")]),
     ("at_in_future", lambda m: [_event(m, at=(timezone.now() + timedelta(seconds=301)).isoformat())]),
+    ("at_too_old", lambda m: [_event(m, at=(timezone.now() - timedelta(days=7, seconds=1)).isoformat())]),
     ("invalid_wager", lambda m: [_event(m, wager=0)]),
     ("invalid_wager", lambda m: [_event(m, wager=-50)]),
     ("invalid_wager", lambda m: [_event(m, wager=4.5)]),
@@ -63,6 +65,8 @@ REJECTIONS = [
     ("invalid_win", lambda m: [_event(m, win=-1)]),
     ("invalid_win", lambda m: [_event(m, win=None)]),
     ("invalid_win", lambda m: [_without(_event(m), "win")]),
+    ("win_out_of_range", lambda m: [_event(m, wager=50, win=5_000_001)]),
+    ("win_out_of_range", lambda m: [_event(m, win=2**63 - 1)]),
     ("invalid_meters", lambda m: [meters_event(m, {})]),
     ("invalid_meters", lambda m: [meters_event(m, [1, 2])]),
     ("unknown_meter", lambda m: [meters_event(m, {"coin_in": 5, "coins": 1})]),
@@ -75,6 +79,7 @@ REJECTIONS = [
     ("invalid_level", lambda m: [_event(m, type="jackpot", level="17", amount=100)]),
     ("invalid_amount", lambda m: [_event(m, type="jackpot", level=17, amount=0)]),
     ("invalid_amount", lambda m: [_event(m, type="jackpot", level=17)]),
+    ("amount_out_of_range", lambda m: [_event(m, type="jackpot", level=17, amount=10**10 + 1)]),
     ("level_not_played", lambda m: [_event(m, type="jackpot", level=999_999, amount=100)]),
 ]
 
@@ -116,8 +121,9 @@ def test_at_up_to_5_minutes_ahead_is_accepted(machine, machine_key, post_events)
 
 
 def test_rfc3339_spellings_of_one_instant_are_the_same_event(machine, machine_key, post_events):
-    first = _event(machine, at="2026-11-20T18:03:05.120Z")
-    again = _event(machine, at="2026-11-20T19:03:05.12+01:00")
+    day = (timezone.now() - timedelta(days=1)).date().isoformat()
+    first = _event(machine, at=f"{day}T18:03:05.120Z")
+    again = _event(machine, at=f"{day}T19:03:05.12+01:00")
     assert post_events([first], key=machine_key)[1]["accepted"] == 1
     assert post_events([again], key=machine_key)[1] == {"accepted": 0, "duplicates": 1, "rejected": []}
 

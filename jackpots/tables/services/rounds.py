@@ -17,6 +17,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from floor.credentials import credential_issue
+from floor.times import time_window
 from jackpots import publish
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
@@ -176,11 +177,11 @@ def round_answer(round_: TableRound, seats: list[TableSeat] | None = None) -> di
 
 def round_record(table: Table, data: object, *, received_at: datetime | None = None) -> tuple[dict, bool]:
     """Records a posted round; returns the answer and whether it was created (False: a retry)."""
-    parsed = round_parse(data, table_bet_rule(table))
+    received_at = received_at or timezone.now()
+    parsed = round_parse(data, table_bet_rule(table), window=time_window(received_at))
     if not table.active:
         raise RoundError("table_inactive", f"Table {table.code} is not active.", status=409)
     pay_table = table.progressive.pay_table
-    received_at = received_at or timezone.now()
     try:
         with transaction.atomic():
             level = levels_lock([pay_table.level_id])[pay_table.level_id]
