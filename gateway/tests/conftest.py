@@ -56,3 +56,15 @@ def pty_line() -> Iterator[Callable[[list[Egm]], PtyLine]]:
     yield start
     for line in lines:
         line.close()
+
+
+@pytest.fixture
+def store_path(tmp_path) -> Iterator[str]:
+    """A store file on tmpfs when there is one: the store fsyncs every event, a disk makes tests slow."""
+    import shutil
+    import tempfile
+
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else str(tmp_path)
+    folder = tempfile.mkdtemp(dir=base)
+    yield os.path.join(folder, "events.sqlite3")
+    shutil.rmtree(folder, ignore_errors=True)

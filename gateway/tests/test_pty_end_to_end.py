@@ -65,10 +65,10 @@ def events(gateway: Gateway, kind: str | None = None) -> list[dict[str, Any]]:
     return [e for e in rows if kind is None or e["type"] == kind]
 
 
-def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, tmp_path):
+def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path):
     egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[1, 2], handpay_limit=120000, seed=7))
     line = pty_line([egm])
-    gateway = make_gateway(line.device, str(tmp_path / "events.sqlite3"))
+    gateway = make_gateway(line.device, store_path)
     gateway.start(forward=False)
     try:
         wait_for(lambda: egm.rte and egm.progressive_enabled, what="RTE on and a broadcast shown")
