@@ -83,7 +83,6 @@ class GroupBroadcaster:
         if not urgent and now < self.next_due:
             return []
         self.board.changed.clear()
-        self.next_due = now + self.every
         frames = []
         for group, lp in self.groups.items():
             levels = self.board.group_amounts(group, now)
@@ -93,6 +92,8 @@ class GroupBroadcaster:
                 frames.append(f.multi_broadcast(group, levels))
             else:
                 frames.extend(f.single_broadcast(group, lvl, amt) for lvl, amt in sorted(levels.items()))
+        if frames:  # while stale, look again at every step: fresh amounts go out at once
+            self.next_due = now + self.every
         return frames
 
 
