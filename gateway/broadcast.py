@@ -147,10 +147,10 @@ class ServerChannel:
 
     def _pump(self, ws: Any) -> None:
         while not self.stop.is_set():
-            with self.lock:
-                pending, self.outbox = self.outbox, []
-            for message in pending:
-                ws.send(json.dumps(message))
+            while self.outbox:
+                ws.send(json.dumps(self.outbox[0]))
+                with self.lock:
+                    self.outbox.pop(0)  # only once sent: a dropped connection keeps it for the next one
             try:
                 raw = ws.recv(timeout=0.2)
             except TimeoutError:

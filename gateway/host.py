@@ -87,7 +87,7 @@ class MachineHost:
         self.awards: deque[dict[str, Any]] = deque()  # sent by LP 8A, waiting for their 7C
         self.up = False
         self.last_answer = 0.0
-        self.next_meters = 0.0
+        self.next_meters = float("inf")  # the session start reads them; then every meters_every
         self.wager: int | None = None  # credits of the game started (7E) and not yet ended
         self.meters: dict[str, int] | None = None
 
@@ -111,6 +111,7 @@ class MachineHost:
             log.info("%s: link up", self.config.code)
             self.up = True
             self.start_session()
+            self.next_meters = now + self.config.meters_every
         self.last_answer = now
 
     def start_session(self) -> None:

@@ -9,51 +9,10 @@ import pytest
 
 from gateway.broadcast import GroupBroadcaster, ProgressiveBoard, eur_to_cents
 from gateway.egm.machine import Egm, EgmConfig
-from gateway.host import Callbacks, MachineConfig, MachineHost
+from gateway.host import MachineConfig, MachineHost
 from gateway.link import LinePoller, Link
 from gateway.sas import frames as f
-
-
-class Wire:
-    """Delivers each host frame to the machine at once; can lose a number of answers."""
-
-    def __init__(self, *egms: Egm) -> None:
-        self.egms = egms
-        self.now = 0.0
-        self.inbox = b""
-        self.sent: list[tuple[float, bytes]] = []
-        self.lose = 0
-
-    def send(self, frame: bytes, wakeup: bool = True) -> None:
-        self.sent.append((self.now, frame))
-        replies = [egm.answer(frame, self.now) for egm in self.egms]
-        reply = next((r for r in replies if r is not None), None)
-        if reply and self.lose:
-            self.lose -= 1
-        elif reply:
-            self.inbox += reply
-
-    def read(self, timeout: float) -> bytes:
-        out, self.inbox = self.inbox, b""
-        return out
-
-    def discard_input(self) -> None:
-        self.inbox = b""
-
-    def close(self) -> None:
-        return None
-
-
-class Recorder(Callbacks):
-    def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
-        self.hits: list[tuple[int, int]] = []
-
-    def event(self, machine: str, event: dict[str, Any]) -> None:
-        self.events.append(event)
-
-    def progressive_hit(self, group: int, level: int) -> None:
-        self.hits.append((group, level))
+from gateway.tests.helpers import Recorder, Wire
 
 
 def setup(rte: bool = True, denomination: int = 2, **machine: Any):
@@ -196,3 +155,9 @@ def test_award_above_the_limit_goes_to_an_attendant_without_lp8a():
     host.award({"award": 9, "amount": 1001})
     assert done == [{"award": 9, "amount": 1001, "status": "handpay", "paid": 0}]
     assert not host.pending
+
+
+def test_session_start_reads_the_meters_once():
+    _egm, wire, out, _host, poller = setup()
+    run(poller, wire, until=2.0)
+    assert [e["type"] for e in out.events] == ["meters"]
