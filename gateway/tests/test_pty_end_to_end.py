@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from gateway.app import Gateway, parse_config
@@ -131,3 +132,71 @@ def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path)
         assert seqs == list(range(1, len(seqs) + 1))
     finally:
         gateway.stop()
+
+
+def test_two_machines_on_one_line_playing_at_their_own_rate(pty_line, store_path):
+    """Multi-drop: each machine answers only its address; RTE games one by one, the other by meters."""
+    fast = Egm(
+        EgmConfig(address=1, denomination=50, games_per_minute=60, bet_mix=[(1, 3.0), (9, 1.0)], seed=3)
+    )
+    meter_only = Egm(EgmConfig(address=2, denomination=2, games_per_minute=120, bet_mix=[(50, 1.0)], seed=4))
+    line = pty_line([fast, meter_only])
+    config = parse_config(
+        {
+            "server": {"url": "http://127.0.0.1:9", "key": "k", "store": store_path},
+            "lines": [
+                {
+                    "device": line.device,
+                    "wakeup": "none",
+                    "first_byte": 0.2,
+                    "gap": 0.1,
+                    "machines": [
+                        {
+                            "code": "NOG-0101",
+                            "address": 1,
+                            "denomination": 50,
+                            "rte": True,
+                            "meters_every": 3600,
+                        },
+                        {
+                            "code": "NOG-0102",
+                            "address": 2,
+                            "denomination": 2,
+                            "rte": False,
+                            "meters_every": 1,
+                        },
+                    ],
+                }
+            ],
+        }
+    )
+    fast.next_game = float("inf")  # games before RTE is on are seen only in the meters: start after
+    gateway = Gateway(config)
+    gateway.start(forward=False)
+    try:
+        wait_for(lambda: fast.rte, what="RTE on")
+        with fast.lock:
+            fast.next_game = time.monotonic()
+        wait_for(lambda: len(fast.games) >= 3 and len(meter_only.games) >= 6, what="games on both machines")
+        with fast.lock, meter_only.lock:
+            fast.next_game = meter_only.next_game = float("inf")  # stop playing
+        wait_for(lambda: not fast.queue, what="the gateway to drain the exception queue")
+        final = meter_only.meters[0x00] * 2
+
+        def slow_meters() -> list[dict[str, Any]]:
+            return [e for e in events(gateway, "meters") if e["machine"] == "NOG-0102"]
+
+        wait_for(
+            lambda: slow_meters()[-1]["meters"]["coin_in"] == final, timeout=5, what="a last meters read"
+        )
+        meter_events = slow_meters()
+        fast_games = [(e["wager"], e["win"]) for e in events(gateway, "game") if e["machine"] == "NOG-0101"]
+        slow_games = [e for e in events(gateway, "game") if e["machine"] == "NOG-0102"]
+    finally:
+        gateway.stop()
+    assert fast_games == [(w * 50, p * 50) for w, p in fast.games]
+    baseline = meter_events[0]["meters"]["coin_in"]
+    assert sum(g["wager"] for g in slow_games) == meter_events[-1]["meters"]["coin_in"] - baseline
+    assert sum(g["win"] for g in slow_games) == (
+        meter_events[-1]["meters"]["coin_out"] - meter_events[0]["meters"]["coin_out"]
+    )
