@@ -200,7 +200,7 @@ class Egm:
     def legacy_bonus(self, credits: int) -> None:
         with self.lock:
             if credits * self.config.denomination > self.config.handpay_limit:
-                info = f.HandpayInfo(0, 0x00, credits * self.config.denomination)
+                info = f.HandpayInfo(0, f.HANDPAY_NON_PROGRESSIVE, credits * self.config.denomination)
                 self.enter_handpay(info, "bonus", credits)
             else:
                 self.meters[COIN_OUT] += credits  # credited to the player like any win

@@ -161,10 +161,13 @@ def read_poll(address: int, command: int) -> bytes:
 # --- LP 1B handpay information ------------------------------------------------------------------
 
 
+HANDPAY_NON_PROGRESSIVE = 0x40
+
+
 @dataclass(frozen=True)
 class HandpayInfo:
     group: int
-    level: int  # 00 non-progressive, 01-20 progressive level, 40 top award, 80 cancelled credits
+    level: int  # 01-20 progressive level (01 the top), 40 non-progressive win, 80 cancelled credits
     amount: int  # cents
     partial_pay: int = 0  # cents
     reset_id: int = 0

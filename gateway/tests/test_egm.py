@@ -130,6 +130,8 @@ def test_legacy_bonus_above_the_limit_is_a_handpay_reset_by_the_key():
     egm.answer(f.legacy_bonus(1, 2000), 0)
     assert egm.meters[COIN_OUT] == 0
     assert drain(egm) == [0x51]
+    info = f.decode_handpay_info(egm.answer(f.read_poll(1, 0x1B), 0), 1)
+    assert info == f.HandpayInfo(0, f.HANDPAY_NON_PROGRESSIVE, 2000)
     assert egm.reset_handpay()  # the attendant's key
     assert drain(egm) == [0x52, 0x7C]
     assert egm.meters[JACKPOT] == 2000

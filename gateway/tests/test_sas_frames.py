@@ -185,3 +185,19 @@ def test_frame_lengths_from_structure():
     assert f.frame_length(h("011b"), f.RESPONSE_LENGTH) == 24
     assert f.rte_length(h("01ff7e")) == 13
     assert f.rte_length(h("01ff11")) == 5
+
+
+def nibble_ccitt(data: bytes) -> int:
+    """The nibble-at-a-time CRC of SAS host code (constants in octal: 0o17 and 0o10201)."""
+    crc = 0
+    for byte in data:
+        q = (crc ^ byte) & 0o17
+        crc = (crc >> 4) ^ (q * 0o10201)
+        q = (crc ^ (byte >> 4)) & 0o17
+        crc = (crc >> 4) ^ (q * 0o10201)
+    return crc
+
+
+@pytest.mark.parametrize("data", [h("0194"), b"123456789", bytes(range(30))])
+def test_crc_equals_the_nibble_algorithm_of_sas_hosts(data):
+    assert crc16(data) == nibble_ccitt(data)
