@@ -38,7 +38,7 @@ class ProgressiveBoard:
         self.amounts: dict[tuple[int, int], int] = {}
         self.resets: dict[tuple[int, int], int] = {}
         self.heard = float("-inf")
-        self.changed = threading.Event()  # set on a hit: lines broadcast at once
+        self.hits = 0  # bumped on every hit: each line broadcasts at once when it sees a new value
         self.lock = threading.Lock()
 
     def heard_from_server(self, now: float | None = None) -> None:
@@ -58,7 +58,7 @@ class ProgressiveBoard:
         with self.lock:
             if (group, level) in self.resets:
                 self.amounts[(group, level)] = self.resets[(group, level)]
-        self.changed.set()
+            self.hits += 1
 
     def group_amounts(self, group: int, now: float) -> dict[int, int] | None:
         """The group's levels, or None when stale: no broadcast at all is better than a frozen one."""
@@ -77,12 +77,13 @@ class GroupBroadcaster:
         self.groups = groups  # group -> 0x86 or 0x80
         self.every = every
         self.next_due = 0.0
+        self.hits_seen = 0
 
     def frames_due(self, now: float) -> list[bytes]:
-        urgent = self.board.changed.is_set()
-        if not urgent and now < self.next_due:
+        hits = self.board.hits
+        if hits == self.hits_seen and now < self.next_due:
             return []
-        self.board.changed.clear()
+        self.hits_seen = hits
         frames = []
         for group, lp in self.groups.items():
             levels = self.board.group_amounts(group, now)

@@ -239,7 +239,8 @@ class MachineHost:
         wagered = after.get("coin_in", 0) - before.get("coin_in", 0)
         won = after.get("coin_out", 0) - before.get("coin_out", 0)
         if wagered > 0 and won >= 0:  # a decrease is a rollover or a reset: the server flags those
-            self.emit("game", wager=wagered, win=won, games=after["games_played"] - before["games_played"])
+            games = after.get("games_played", 0) - before.get("games_played", 0)
+            self.emit("game", wager=wagered, win=won, games=games)
 
     def on_handpay(self, info: f.HandpayInfo) -> None:
         self.emit(

@@ -161,3 +161,13 @@ def test_session_start_reads_the_meters_once():
     _egm, wire, out, _host, poller = setup()
     run(poller, wire, until=2.0)
     assert [e["type"] for e in out.events] == ["meters"]
+
+
+def test_a_hit_is_broadcast_at_once_on_every_line_of_the_group():
+    board = ProgressiveBoard({17: (1, 1)}, fresh_for=10.0)
+    board.set_level(17, 500, reset=100)
+    board.heard_from_server(0.0)
+    lines = [GroupBroadcaster(board, {1: 0x80}, every=1.0) for _ in range(2)]
+    assert all(line.frames_due(0.0) for line in lines)
+    board.hit(1, 1)
+    assert [line.frames_due(0.1) for line in lines] == [[f.single_broadcast(1, 1, 100)]] * 2
