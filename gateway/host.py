@@ -94,7 +94,9 @@ class MachineHost:
     # --- scheduling ------------------------------------------------------------------------
 
     def next_poll(self, now: float) -> Poll:
-        if self.pending:
+        # While the link is down only general polls go out: a queued command waits for the machine
+        # instead of being spent on silence.
+        if self.pending and self.up:
             return self.pending.popleft()
         if now >= self.next_meters:
             self.next_meters = now + self.config.meters_every
@@ -115,11 +117,12 @@ class MachineHost:
         self.last_answer = now
 
     def start_session(self) -> None:
-        """After start-up, a link-down or a power-up: set the reporting mode, then read the meters."""
-        self.pending.clear()
+        """After start-up, a link-down or a power-up: set the reporting mode, then read the meters.
+
+        Both go ahead of whatever is queued; queued commands (awards, resets) are kept.
+        """
         self.wager = None
-        self.pending.append(self.rte_poll())
-        self.pending.append(self.meters_poll())
+        self.pending.extendleft([self.meters_poll(), self.rte_poll()])
 
     # --- polls -------------------------------------------------------------------------------
 
@@ -146,7 +149,8 @@ class MachineHost:
         return f.decode_rte_exception(raw, self.address)
 
     def _data_length(self, head: bytes) -> int | None:
-        if len(head) >= 2 and head[1] == 0x00:  # busy (SAS 6.02 §4.1): the poll is repeated later
+        if len(head) >= 2 and head[1] == 0x00:  # busy (SAS 6.02 §4.1): read it whole, the decoder
+            # rejects it and the poll is repeated
             return 2
         return f.frame_length(head, f.RESPONSE_LENGTH)
 

@@ -171,3 +171,19 @@ def test_a_hit_is_broadcast_at_once_on_every_line_of_the_group():
     assert all(line.frames_due(0.0) for line in lines)
     board.hit(1, 1)
     assert [line.frames_due(0.1) for line in lines] == [[f.single_broadcast(1, 1, 100)]] * 2
+
+
+def test_an_award_asked_during_a_link_outage_is_paid_once_the_machine_is_back():
+    egm, wire, out, host, poller = setup(denomination=2)
+    done: list[dict[str, Any]] = []
+    out.award_done = lambda machine, award: done.append(award)  # type: ignore[method-assign]
+    run(poller, wire, until=1.0)
+    egm.powered = False
+    run(poller, wire, until=7.0)
+    assert not host.up
+    host.award({"award": 3, "amount": 500})
+    run(poller, wire, until=8.0)
+    egm.powered = True
+    run(poller, wire, until=10.0)
+    assert done == [{"award": 3, "amount": 500, "status": "paid", "paid": 500}]
+    assert egm.meters[0x01] - sum(w for _, w in egm.games) == 250
