@@ -90,6 +90,7 @@ class MachineHost:
         self.next_meters = float("inf")  # the session start reads them; then every meters_every
         self.wager: int | None = None  # credits of the game started (7E) and not yet ended
         self.meters: dict[str, int] | None = None
+        self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
 
     # --- scheduling ------------------------------------------------------------------------
 
@@ -189,7 +190,7 @@ class MachineHost:
         elif code in STATUS_BY_EXCEPTION or code in TILT_EXCEPTIONS:
             self.emit("status", status=STATUS_BY_EXCEPTION.get(code, "tilt"))
             self.after_status(code)
-        elif code == 0x51:
+        elif code == 0x51 and not self.in_handpay:
             self.pending.append(
                 self._data_poll(
                     f.read_poll(self.address, f.LP_HANDPAY_INFO),
@@ -205,6 +206,8 @@ class MachineHost:
             self.log_exception(code)
 
     def after_status(self, code: int) -> None:
+        if code == 0x52:
+            self.in_handpay = False
         if code == 0x17:  # power applied: the machine forgot the reporting mode
             self.start_session()
         elif code != 0x18:
@@ -247,6 +250,7 @@ class MachineHost:
             self.emit("game", wager=wagered, win=won, games=games)
 
     def on_handpay(self, info: f.HandpayInfo) -> None:
+        self.in_handpay = True
         self.emit(
             "status", status="handpay_lockup", amount=info.amount, sas_level=info.level, group=info.group
         )

@@ -187,3 +187,18 @@ def test_an_award_asked_during_a_link_outage_is_paid_once_the_machine_is_back():
     run(poller, wire, until=10.0)
     assert done == [{"award": 3, "amount": 500, "status": "paid", "paid": 500}]
     assert egm.meters[0x01] - sum(w for _, w in egm.games) == 250
+
+
+def test_a_repeated_51_makes_one_handpay_lockup_until_the_reset():
+    egm, wire, out, _host, poller = setup(denomination=1)
+    egm.config.handpay_limit = 10
+    run(poller, wire, until=1.0)
+    egm.legacy_bonus(50)  # above the limit: a handpay
+    run(poller, wire, until=2.0)
+    egm.raise_exception(0x51)  # some machines repeat 51 even after LP 1B was read
+    run(poller, wire, until=3.0)
+    egm.reset_handpay()
+    egm.legacy_bonus(60)
+    run(poller, wire, until=5.0)
+    statuses = [(e["status"], e.get("amount")) for e in out.events if e["type"] == "status"]
+    assert statuses == [("handpay_lockup", 50), ("handpay_reset", None), ("handpay_lockup", 60)]
