@@ -58,14 +58,16 @@ def _machine(raw: dict[str, Any], groups: dict[int, GroupConfig]) -> MachineConf
             raise ConfigError(f"machine {raw['code']}: progressive group {group} is not configured")
         if not 1 <= int(raw["address"]) <= 127:
             raise ConfigError(f"machine {raw['code']}: SAS address must be 1-127")
-        known = set(MachineConfig.__dataclass_fields__) - {"levels", "group"}
-        return MachineConfig(
-            **{k: v for k, v in raw.items() if k in known},
-            group=group,
-            levels=groups[group].levels if group else {},
-        )
+        known = set(MachineConfig.__dataclass_fields__) - {"levels"}
+        unknown = set(raw) - known
+        if unknown:  # a misspelt setting would otherwise silently fall back to its default
+            raise ConfigError(f"machine {raw['code']}: unknown settings {', '.join(sorted(unknown))}")
+        fields = {**raw, "group": group, "levels": groups[group].levels if group else {}}
+        return MachineConfig(**fields)
     except KeyError as exc:
         raise ConfigError(f"machine entry without {exc}") from exc
+    except TypeError as exc:  # a required setting missing
+        raise ConfigError(f"machine {raw.get('code', '?')}: {exc}") from exc
 
 
 def parse_config(raw: dict[str, Any]) -> GatewayConfig:
