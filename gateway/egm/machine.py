@@ -86,10 +86,8 @@ class Egm:
 
     def raise_exception(self, code: int, data: bytes = b"") -> None:
         with self.lock:
-            if code in (0x7E, 0x7F, 0x7C) and not self.rte:
-                if code == 0x7C:
-                    self.queue.append(f.ExceptionReport(code))  # 7C exists without RTE too, data via LP 90
-                return  # game start/end are real-time events only
+            if code in (0x7E, 0x7F) and not self.rte:
+                return  # game start/end are real-time events only; 7C exists in both modes
             if len(self.queue) >= QUEUE_SIZE:
                 self.queue.popleft()
                 self.overflowed = True
