@@ -1,0 +1,159 @@
+"""Progressive amounts from the server to the machines, and commands from the server to the gateway.
+
+The server pushes level amounts over a websocket (expected route in gateway/README.md, modelled on the
+signage protocol). Each line broadcasts its groups' current amounts by LP 86 (or LP 80 per level) every
+`every` seconds, well inside the machines' 5 s rule. When the server has said nothing for `fresh_for`
+seconds the board goes stale and the lines stop broadcasting: the machines then raise exception 53 and
+disable progressive play, which is what a progressive must do when its controller is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from gateway.sas import frames as f
+
+log = logging.getLogger(__name__)
+
+
+def eur_to_cents(text: str) -> int:
+    cents = Decimal(text) * 100
+    if cents != cents.to_integral_value():
+        raise ValueError(f"{text} is not a whole number of cents")
+    return int(cents)
+
+
+class ProgressiveBoard:
+    """Current amount of every SAS (group, level) this gateway drives, keyed from server level ids."""
+
+    def __init__(self, mapping: dict[int, tuple[int, int]], fresh_for: float = 12.0) -> None:
+        self.mapping = mapping  # server level id -> (SAS group, SAS level)
+        self.fresh_for = fresh_for
+        self.amounts: dict[tuple[int, int], int] = {}
+        self.resets: dict[tuple[int, int], int] = {}
+        self.heard = float("-inf")
+        self.hits = 0  # bumped on every hit: each line broadcasts at once when it sees a new value
+        self.lock = threading.Lock()
+
+    def heard_from_server(self, now: float | None = None) -> None:
+        self.heard = time.monotonic() if now is None else now
+
+    def set_level(self, level_id: int, amount: int, reset: int | None = None) -> None:
+        key = self.mapping.get(level_id)
+        if key is None:
+            return
+        with self.lock:
+            self.amounts[key] = amount
+            if reset is not None:
+                self.resets[key] = reset
+
+    def hit(self, group: int, level: int) -> None:
+        """A machine hit this level: show its reset amount until the server sends the new one."""
+        with self.lock:
+            if (group, level) in self.resets:
+                self.amounts[(group, level)] = self.resets[(group, level)]
+            self.hits += 1
+
+    def group_amounts(self, group: int, now: float) -> dict[int, int] | None:
+        """The group's levels, or None when stale: no broadcast at all is better than a frozen one."""
+        if now - self.heard > self.fresh_for:
+            return None
+        with self.lock:
+            levels = {lvl: amt for (grp, lvl), amt in self.amounts.items() if grp == group}
+        return levels or None
+
+
+class GroupBroadcaster:
+    """One line's broadcasts: the groups of its machines, each by LP 86 or by LP 80 per level."""
+
+    def __init__(self, board: ProgressiveBoard, groups: dict[int, int], every: float = 1.0) -> None:
+        self.board = board
+        self.groups = groups  # group -> 0x86 or 0x80
+        self.every = every
+        self.next_due = 0.0
+        self.hits_seen = 0
+
+    def frames_due(self, now: float) -> list[bytes]:
+        hits = self.board.hits
+        if hits == self.hits_seen and now < self.next_due:
+            return []
+        self.hits_seen = hits
+        frames = []
+        for group, lp in self.groups.items():
+            levels = self.board.group_amounts(group, now)
+            if levels is None:
+                continue
+            if lp == f.LP_MULTI_BROADCAST:
+                frames.append(f.multi_broadcast(group, levels))
+            else:
+                frames.extend(f.single_broadcast(group, lvl, amt) for lvl, amt in sorted(levels.items()))
+        if frames:  # while stale, look again at every step: fresh amounts go out at once
+            self.next_due = now + self.every
+        return frames
+
+
+class ServerChannel:
+    """The websocket to the server: amounts in, commands in, award results out. Reconnects forever."""
+
+    def __init__(
+        self,
+        url: str,
+        board: ProgressiveBoard,
+        on_command: Callable[[dict[str, Any]], None],
+    ) -> None:
+        self.url = url
+        self.board = board
+        self.on_command = on_command
+        self.stop = threading.Event()
+        self.outbox: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def send(self, message: dict[str, Any]) -> None:
+        with self.lock:
+            self.outbox.append(message)
+
+    def handle(self, message: dict[str, Any]) -> None:
+        self.board.heard_from_server()
+        kind = message.get("type")
+        if kind == "snapshot":
+            for jackpot in message.get("jackpots", []):
+                for level in jackpot.get("levels", []):
+                    reset = eur_to_cents(level["reset_eur"]) if "reset_eur" in level else None
+                    self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]), reset)
+        elif kind == "update":
+            for level in message.get("levels", []):
+                self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]))
+        elif kind == "hit":
+            self.board.set_level(message["level"], eur_to_cents(message["reset_eur"]))
+        elif kind in ("award", "handpay_reset"):
+            self.on_command(message)
+
+    def run(self) -> None:
+        from websockets.sync.client import connect
+
+        while not self.stop.is_set():
+            try:
+                with connect(self.url, open_timeout=5) as ws:
+                    log.info("server channel up")
+                    self._pump(ws)
+            except Exception as exc:  # any failure: wait and reconnect; the board goes stale meanwhile
+                log.warning("server channel down: %s", exc)
+                self.stop.wait(2.0)
+
+    def _pump(self, ws: Any) -> None:
+        while not self.stop.is_set():
+            while self.outbox:
+                ws.send(json.dumps(self.outbox[0]))
+                with self.lock:
+                    self.outbox.pop(0)  # only once sent: a dropped connection keeps it for the next one
+            try:
+                raw = ws.recv(timeout=0.2)
+            except TimeoutError:
+                continue
+            self.handle(json.loads(raw))

@@ -1,0 +1,346 @@
+"""A SAS slot machine's state: meters, games, exceptions, progressives, handpays, legacy bonuses.
+
+Driven by `tick(now)` for the passage of time and by `answer(frame, now)` for each host frame; it
+answers only with frames built by gateway/sas/frames.py, the same bytes a real machine would send.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+
+from gateway.sas import frames as f
+
+# SAS Table C-7 meter codes the emulator keeps, all in credits.
+COIN_IN, COIN_OUT, JACKPOT, HANDPAID, GAMES_PLAYED, GAMES_WON = 0x00, 0x01, 0x02, 0x03, 0x05, 0x06
+BILLS_IN, TICKET_IN, TICKET_OUT = 0x0B, 0x15, 0x16
+MACHINE_PAID_PROG, ATTENDANT_PAID_PROG = 0x1D, 0x20
+METERS = (
+    COIN_IN,
+    COIN_OUT,
+    JACKPOT,
+    HANDPAID,
+    GAMES_PLAYED,
+    GAMES_WON,
+    BILLS_IN,
+    TICKET_IN,
+    TICKET_OUT,
+    MACHINE_PAID_PROG,
+    ATTENDANT_PAID_PROG,
+)
+
+QUEUE_SIZE = 20  # SAS 6.02 §2.2.1: at least 20 exceptions, the oldest lost on overrun
+NO_PROGRESSIVE_AFTER = 5.0  # §10: no broadcast for 5 s -> exception 53, progressive play disabled
+HANDPAY_REPEAT = 15.0  # 51 is repeated every 15 s until the host reads LP 1B
+
+
+@dataclass
+class EgmConfig:
+    address: int
+    denomination: int = 1  # cents per credit
+    games_per_minute: float = 0.0  # 0: games only on command
+    bet_mix: list[tuple[int, float]] = field(default_factory=lambda: [(1, 1.0)])  # (credits, weight)
+    pays: list[tuple[int, float]] = field(default_factory=lambda: [(0, 0.7), (1, 0.2), (5, 0.1)])
+    group: int = 0
+    levels: list[int] = field(default_factory=list)  # SAS levels of its progressive group
+    hit_chance: float = 0.0  # chance per game of a progressive hit, on a random level
+    handpay_limit: int = 120_000  # cents
+    seed: int = 0
+
+
+@dataclass
+class HandpayPending:
+    info: f.HandpayInfo
+    kind: str  # "progressive" or "bonus"
+    credits: int
+    read: bool = False
+    last_raised: float | None = None  # set by the first tick after the handpay began
+
+
+class Egm:
+    def __init__(self, config: EgmConfig, now: float = 0.0) -> None:
+        self.config = config
+        self.address = config.address
+        self.rng = random.Random(config.seed)
+        self.lock = threading.RLock()  # the line thread answers while tests press buttons
+        self.meters = dict.fromkeys(METERS, 0)
+        self.queue: deque[f.ExceptionReport] = deque()
+        self.overflowed = False
+        self.rte = False
+        self.powered = True
+        self.door_open = False
+        self.displayed: dict[int, int] = dict.fromkeys(config.levels, 0)  # level -> cents shown
+        self.last_broadcast = now
+        self.progressive_enabled = False  # until the first broadcast
+        self.no_progressive_reported = False
+        self.wins: deque[tuple[int, int]] = deque()  # SAS progressive wins not yet read by the host
+        self.wins_sent: tuple[int, int] | None = None  # (85 or 87, how many wins it carried)
+        self.handpay: HandpayPending | None = None
+        self.last_bonus = f.LegacyBonusWin(0, 0, 0, 0)
+        self.next_game = now + self._game_gap()
+        self.games: list[tuple[int, int]] = []  # (wager, win) credits of every game played, for tests
+
+    # --- exceptions ------------------------------------------------------------------------------
+
+    def raise_exception(self, code: int, data: bytes = b"") -> None:
+        with self.lock:
+            if code in (0x7E, 0x7F) and not self.rte:
+                return  # game start/end are real-time events only; 7C exists in both modes
+            if len(self.queue) >= QUEUE_SIZE:
+                self.queue.popleft()
+                self.overflowed = True
+            self.queue.append(f.ExceptionReport(code, data if self.rte else b""))
+
+    def next_exception(self) -> f.ExceptionReport:
+        if self.overflowed:
+            self.overflowed = False
+            return f.ExceptionReport(0x70)
+        return self.queue.popleft() if self.queue else f.ExceptionReport(0)
+
+    # --- time ---------------------------------------------------------------------------------------
+
+    def _game_gap(self) -> float:
+        rate = self.config.games_per_minute
+        return self.rng.expovariate(rate / 60.0) if rate > 0 else float("inf")
+
+    def tick(self, now: float) -> None:
+        with self.lock:
+            if not self.powered:
+                return
+            self._check_progressive(now)
+            hp = self.handpay
+            if hp is not None and hp.last_raised is None:
+                hp.last_raised = now
+            elif hp is not None and not hp.read and now - hp.last_raised >= HANDPAY_REPEAT:
+                hp.last_raised = now
+                self.raise_exception(0x51)
+            if now >= self.next_game:
+                self.next_game = now + self._game_gap()
+                self.play()
+
+    def _check_progressive(self, now: float) -> None:
+        if not self.config.levels:
+            return
+        if not self.no_progressive_reported and now - self.last_broadcast > NO_PROGRESSIVE_AFTER:
+            self.progressive_enabled = False
+            self.no_progressive_reported = True
+            self.raise_exception(0x53)
+
+    # --- play ---------------------------------------------------------------------------------------
+
+    def can_play(self) -> bool:
+        return self.powered and self.handpay is None
+
+    def play(self, bet: int | None = None) -> bool:
+        """One game: 7E, meters, maybe a progressive hit, 7F. False when the machine cannot play."""
+        with self.lock:
+            if not self.can_play():
+                return False
+            if bet is None:
+                bets, weights = zip(*self.config.bet_mix, strict=True)
+                bet = self.rng.choices(bets, weights)[0]
+            pays, weights = zip(*self.config.pays, strict=True)
+            win = bet * self.rng.choices(pays, weights)[0]
+            self.meters[COIN_IN] += bet
+            self.meters[GAMES_PLAYED] += 1
+            start = f.GameStarted(bet, self.meters[COIN_IN] % 10**8, 0, self.config.group)
+            self.raise_exception(0x7E, f.game_started_data(start))
+            if win:
+                self.meters[COIN_OUT] += win
+                self.meters[GAMES_WON] += 1
+            self.games.append((bet, win))
+            self.raise_exception(0x7F, f.game_ended_data(win))
+            if self.progressive_enabled and self.rng.random() < self.config.hit_chance:
+                self.hit(self.rng.choice(self.config.levels))
+            return True
+
+    def hit(self, level: int) -> bool:
+        """A SAS progressive hit on `level` at the amount shown; paid by the machine or by hand."""
+        with self.lock:
+            if not self.progressive_enabled or level not in self.displayed:
+                return False
+            amount = self.displayed[level]
+            self.wins.append((level, amount))
+            credits = amount // self.config.denomination
+            self.raise_exception(0x56)
+            if amount > self.config.handpay_limit:
+                self.enter_handpay(f.HandpayInfo(self.config.group, level, amount), "progressive", credits)
+            else:
+                self.meters[MACHINE_PAID_PROG] += credits
+                self.raise_exception(0x54)
+            return True
+
+    def enter_handpay(self, info: f.HandpayInfo, kind: str, credits: int) -> None:
+        self.handpay = HandpayPending(info, kind, credits)
+        self.raise_exception(0x51)
+
+    def reset_handpay(self) -> bool:
+        """The attendant's key, or LP 94: the win goes on the meters and play resumes."""
+        with self.lock:
+            hp = self.handpay
+            if hp is None:
+                return False
+            self.meters[JACKPOT] += hp.credits
+            if hp.kind == "progressive":
+                self.meters[ATTENDANT_PAID_PROG] += hp.credits
+            self.handpay = None
+            self.raise_exception(0x52)
+            if hp.kind == "bonus":
+                self._bonus_paid(hp.credits)
+            return True
+
+    def _bonus_paid(self, credits: int) -> None:
+        self.last_bonus = f.LegacyBonusWin(0, 0, 0, credits)
+        self.raise_exception(0x7C, f.legacy_bonus_win_data(self.last_bonus))
+
+    def legacy_bonus(self, credits: int) -> None:
+        with self.lock:
+            if credits * self.config.denomination > self.config.handpay_limit:
+                info = f.HandpayInfo(0, f.HANDPAY_NON_PROGRESSIVE, credits * self.config.denomination)
+                self.enter_handpay(info, "bonus", credits)
+            else:
+                self.meters[COIN_OUT] += credits  # credited to the player like any win
+                self._bonus_paid(credits)
+
+    # --- doors and power -------------------------------------------------------------------------------
+
+    def open_door(self) -> None:
+        with self.lock:
+            self.door_open = True
+            self.raise_exception(0x11)
+
+    def close_door(self) -> None:
+        with self.lock:
+            self.door_open = False
+            self.raise_exception(0x12)
+
+    def power_off(self) -> None:
+        """Power lost: 18 goes to non-volatile memory and is reported once power is back."""
+        with self.lock:
+            self.raise_exception(0x18)
+            self.powered = False
+
+    def power_on(self, now: float) -> None:
+        with self.lock:
+            self.powered = True
+            self.rte = False  # the reporting mode is the host's to set again
+            self.raise_exception(0x17)
+            self.last_broadcast = now
+            self.next_game = now + self._game_gap()
+
+    # --- progressive broadcasts -----------------------------------------------------------------------
+
+    def broadcast(self, group: int, levels: dict[int, int], now: float) -> None:
+        if group != self.config.group or not self.config.levels:
+            return
+        with self.lock:
+            for level, amount in levels.items():
+                if level in self.displayed:
+                    self.displayed[level] = amount
+            self.last_broadcast = now
+            self.progressive_enabled = True
+            self.no_progressive_reported = False
+
+    # --- the host's frames ---------------------------------------------------------------------------
+
+    def answer(self, frame: bytes, now: float) -> bytes | None:
+        """The bytes this machine sends back for one complete host frame; None: stay silent."""
+        with self.lock:
+            if not self.powered or not frame:
+                return None
+            command = frame[1] if frame[0] == self.address and len(frame) > 1 else None
+            if self.wins_sent is not None and command != self.wins_sent[0]:
+                self._drop_sent_wins()  # SAS 6.02 §3.1: any other poll is the implied ack
+            if frame[0] == f.GLOBAL_ADDRESS:
+                self._global(frame, now)
+                return None
+            if frame[0] == self.address | f.GENERAL_POLL_FLAG and len(frame) == 1:
+                return self._general_poll()
+            if command is None:
+                return None
+            handler = self._HANDLERS.get(command)
+            try:
+                return handler(self, frame, now) if handler else None  # unsupported: ignored (§4.4)
+            except f.FrameError:
+                return None  # bad CRC or data: ignore, the host repeats the poll
+
+    def _general_poll(self) -> bytes:
+        report = self.next_exception()
+        if self.rte and report.code:
+            return f.rte_exception(self.address, report.code, report.data)
+        return f.exception_byte(report.code)
+
+    def _global(self, frame: bytes, now: float) -> None:
+        try:
+            if len(frame) > 1 and frame[1] == f.LP_SINGLE_BROADCAST:
+                self.broadcast(*f.decode_single_broadcast(frame), now)
+            elif len(frame) > 1 and frame[1] == f.LP_MULTI_BROADCAST:
+                self.broadcast(*f.decode_multi_broadcast(frame), now)
+        except f.FrameError:
+            pass  # a type G poll is never answered, not even with a NACK
+
+    def _drop_sent_wins(self) -> None:
+        assert self.wins_sent is not None
+        for _ in range(self.wins_sent[1]):
+            self.wins.popleft()
+        self.wins_sent = None
+
+    def _lp_enable_rte(self, frame: bytes, now: float) -> bytes:
+        self.rte = f.decode_enable_rte(frame, self.address)
+        return f.ack(self.address)
+
+    def _lp_handpay_info(self, frame: bytes, now: float) -> bytes:
+        hp = self.handpay
+        if hp is None:
+            return f.handpay_info(self.address, f.HandpayInfo(0, 0, 0))
+        hp.read = True
+        return f.handpay_info(self.address, hp.info)
+
+    def _lp_selected_meters(self, frame: bytes, now: float) -> bytes | None:
+        game, codes = f.decode_selected_meters_request(frame, self.address)
+        if game != 0:
+            return None  # a single-game machine ignores polls for other games
+        return f.selected_meters(self.address, {c: self.meters[c] for c in codes if c in self.meters})
+
+    def _lp_broadcast(self, frame: bytes, now: float) -> bytes:
+        decode = f.decode_single_broadcast if frame[1] == f.LP_SINGLE_BROADCAST else f.decode_multi_broadcast
+        self.broadcast(*decode(frame, self.address), now)
+        return f.ack(self.address)
+
+    def _lp_sas_win(self, frame: bytes, now: float) -> bytes:
+        level, amount = self.wins[0] if self.wins else (0, 0)
+        self.wins_sent = (f.LP_SAS_PROGRESSIVE_WIN, 1 if self.wins else 0)
+        return f.progressive_win(self.address, f.ProgressiveWin(self.config.group, level, amount))
+
+    def _lp_sas_wins(self, frame: bytes, now: float) -> bytes:
+        wins = list(self.wins)[:32]
+        self.wins_sent = (f.LP_MULTI_PROGRESSIVE_WINS, len(wins))
+        return f.multi_progressive_wins(self.address, f.ProgressiveWins(self.config.group, wins))
+
+    def _lp_legacy_bonus(self, frame: bytes, now: float) -> bytes:
+        credits, _tax = f.decode_legacy_bonus(frame, self.address)
+        self.legacy_bonus(credits)
+        return f.ack(self.address)
+
+    def _lp_legacy_bonus_win(self, frame: bytes, now: float) -> bytes:
+        return f.legacy_bonus_win(self.address, self.last_bonus)
+
+    def _lp_handpay_reset(self, frame: bytes, now: float) -> bytes:
+        f.decode_handpay_reset(frame, self.address)
+        code = f.HANDPAY_RESET_DONE if self.reset_handpay() else f.HANDPAY_RESET_NOT_IN_HANDPAY
+        return f.handpay_reset_answer(self.address, code)
+
+    _HANDLERS = {
+        f.LP_ENABLE_RTE: _lp_enable_rte,
+        f.LP_HANDPAY_INFO: _lp_handpay_info,
+        f.LP_SELECTED_METERS: _lp_selected_meters,
+        f.LP_SINGLE_BROADCAST: _lp_broadcast,
+        f.LP_MULTI_BROADCAST: _lp_broadcast,
+        f.LP_SAS_PROGRESSIVE_WIN: _lp_sas_win,
+        f.LP_MULTI_PROGRESSIVE_WINS: _lp_sas_wins,
+        f.LP_LEGACY_BONUS: _lp_legacy_bonus,
+        f.LP_LEGACY_BONUS_WIN: _lp_legacy_bonus_win,
+        f.LP_HANDPAY_RESET: _lp_handpay_reset,
+    }

@@ -1,0 +1,315 @@
+"""One machine seen from the host: what to poll next, and which events its answers make.
+
+Events are dicts in the shape of POST /api/v1/events without `seq`: the store assigns the machine's seq
+when it keeps the event (gateway/queue.py). Amounts are converted from credits to cents here, with the
+machine's denomination, because only the gateway knows it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any
+
+from gateway.link import Poll
+from gateway.sas import frames as f
+from gateway.sas.frames import ExceptionReport
+
+log = logging.getLogger(__name__)
+
+# LP 2F meter codes (SAS Table C-7) and the names the events API gives them. All are in credits.
+METER_CODES = {
+    0x00: "coin_in",
+    0x01: "coin_out",
+    0x02: "jackpot",
+    0x03: "handpay",  # hand-paid cancelled credits
+    0x05: "games_played",
+    0x0B: "bills_in",
+    0x15: "ticket_in",
+    0x16: "ticket_out",
+    0x1D: "machine_paid_progressive",
+    0x20: "attendant_paid_progressive",
+}
+COUNT_METERS = {"games_played"}
+
+STATUS_BY_EXCEPTION = {
+    0x11: "door_open",
+    0x12: "door_closed",
+    0x17: "power_on",
+    0x18: "power_off",
+    0x52: "handpay_reset",
+}
+# 20-2A are the tilts of SAS Appendix A (general, coin in/out, hopper, reverse coin, ...).
+TILT_EXCEPTIONS = set(range(0x20, 0x2B))
+
+
+def now_rfc3339() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class MachineConfig:
+    code: str  # the server's machine code, e.g. NOG-0101
+    address: int
+    denomination: int  # cents per credit
+    rte: bool = True  # real-time event reporting (LP 0E); False: games from meter deltas
+    group: int = 0  # SAS progressive group, 0 for none
+    levels: dict[int, int] = field(default_factory=dict)  # SAS level -> server level id
+    interval: float = 0.2
+    meters_every: float = 60.0
+    wins_lp: int = f.LP_SAS_PROGRESSIVE_WIN  # 85, 87, or 84 for machines without SAS progressives
+    handpay_limit: int = 120_000  # cents; awards above it are paid by an attendant
+    link_down_after: float = 5.0
+
+
+class Callbacks:
+    """Where a machine's outputs go; the defaults drop them (tests and the CLI override)."""
+
+    def event(self, machine: str, event: dict[str, Any]) -> None: ...
+
+    def progressive_hit(self, group: int, level: int) -> None: ...
+
+    def award_done(self, machine: str, award: dict[str, Any]) -> None: ...
+
+
+class MachineHost:
+    def __init__(self, config: MachineConfig, callbacks: Callbacks) -> None:
+        self.config = config
+        self.address = config.address
+        self.interval = config.interval
+        self.next_due = 0.0
+        self.out = callbacks
+        self.pending: deque[Poll] = deque()  # filled from other threads too: deque ops are atomic
+        self.awards: deque[dict[str, Any]] = deque()  # sent by LP 8A, waiting for their 7C
+        self.up = False
+        self.last_answer = 0.0
+        self.next_meters = float("inf")  # the session start reads them; then every meters_every
+        self.wager: int | None = None  # credits of the game started (7E) and not yet ended
+        self.meters: dict[str, int] | None = None
+        self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
+
+    # --- scheduling ------------------------------------------------------------------------
+
+    def next_poll(self, now: float) -> Poll:
+        # While the link is down only general polls go out: a queued command waits for the machine
+        # instead of being spent on silence.
+        if self.pending and self.up:
+            return self.pending.popleft()
+        if now >= self.next_meters:
+            self.next_meters = now + self.config.meters_every
+            return self.meters_poll()
+        return self.general_poll()
+
+    def on_silence(self, now: float) -> None:
+        if self.up and now - self.last_answer >= self.config.link_down_after:
+            self.up = False
+            log.warning("%s: link down (no answer for %.1f s)", self.config.code, now - self.last_answer)
+
+    def answered(self, now: float) -> None:
+        if not self.up:
+            log.info("%s: link up", self.config.code)
+            self.up = True
+            self.start_session()
+            self.next_meters = now + self.config.meters_every
+        self.last_answer = now
+
+    def start_session(self) -> None:
+        """After start-up, a link-down or a power-up: set the reporting mode, then read the meters.
+
+        Both go ahead of whatever is queued; queued commands (awards, resets) are kept.
+        """
+        self.wager = None
+        self.pending.extendleft([self.meters_poll(), self.rte_poll()])
+
+    # --- polls -------------------------------------------------------------------------------
+
+    def _ack_length(self, head: bytes) -> int:
+        return 1
+
+    def _ack(self, raw: bytes) -> None:
+        if raw != f.ack(self.address):
+            raise f.FrameError(f"expected an ack, got {raw.hex()}")
+
+    def rte_poll(self) -> Poll:
+        return Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._noop)
+
+    def general_poll(self) -> Poll:
+        return Poll(f.general_poll(self.address), self._gp_length, self._gp_decode, self.on_exception, 1)
+
+    def _gp_length(self, head: bytes) -> int | None:
+        # With RTE on, an event comes framed (address, FF, code, data, CRC); "nothing" stays one 00 byte.
+        return f.rte_length(head) if head[0] == self.address and self.config.rte else 1
+
+    def _gp_decode(self, raw: bytes) -> ExceptionReport:
+        if len(raw) == 1 and (raw[0] == 0 or not self.config.rte):
+            return ExceptionReport(raw[0])
+        return f.decode_rte_exception(raw, self.address)
+
+    def _data_length(self, head: bytes) -> int | None:
+        if len(head) >= 2 and head[1] == 0x00:  # busy (SAS 6.02 §4.1): read it whole, the decoder
+            # rejects it and the poll is repeated
+            return 2
+        return f.frame_length(head, f.RESPONSE_LENGTH)
+
+    def _data_poll(
+        self, request: bytes, decode: Callable[[bytes], Any], handle: Callable[[Any], None]
+    ) -> Poll:
+        return Poll(request, self._data_length, decode, handle)
+
+    def meters_poll(self) -> Poll:
+        request = f.selected_meters_request(self.address, list(METER_CODES))
+        return self._data_poll(
+            request, partial(f.decode_selected_meters, address=self.address), self.on_meters
+        )
+
+    def _noop(self, value: Any) -> None:
+        return None
+
+    # --- answers -> events ---------------------------------------------------------------------
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        self.out.event(
+            self.config.code, {"machine": self.config.code, "at": now_rfc3339(), "type": kind, **fields}
+        )
+
+    def cents(self, credits: int) -> int:
+        return credits * self.config.denomination
+
+    def on_exception(self, report: ExceptionReport) -> None:
+        code = report.code
+        if code == 0x00:
+            return
+        if code == 0x7E:
+            self.wager = f.decode_game_started(report.data).credits_wagered
+        elif code == 0x7F:
+            self.on_game_ended(f.decode_game_ended(report.data))
+        elif code in STATUS_BY_EXCEPTION or code in TILT_EXCEPTIONS:
+            self.emit("status", status=STATUS_BY_EXCEPTION.get(code, "tilt"))
+            self.after_status(code)
+        elif code == 0x51 and not self.in_handpay:
+            self.pending.append(
+                self._data_poll(
+                    f.read_poll(self.address, f.LP_HANDPAY_INFO),
+                    partial(f.decode_handpay_info, address=self.address),
+                    self.on_handpay,
+                )
+            )
+        elif code == 0x56 or (code == 0x54 and self.config.wins_lp == f.LP_PROGRESSIVE_WIN):
+            self.pending.append(self.wins_poll())
+        elif code == 0x7C:
+            self.on_bonus_exception(report)
+        else:
+            self.log_exception(code)
+
+    def after_status(self, code: int) -> None:
+        if code == 0x52:
+            self.in_handpay = False
+        if code == 0x17:  # power applied: the machine forgot the reporting mode
+            self.start_session()
+        elif code != 0x18:
+            self.pending.append(self.meters_poll())
+
+    def log_exception(self, code: int) -> None:
+        if code == 0x53:
+            log.warning("%s: no progressive information for 5 s", self.config.code)
+        elif code == 0x70:
+            log.error("%s: exception queue overflow, events were lost", self.config.code)
+        elif code in (0x54, 0x7A):
+            self.pending.append(self.meters_poll())
+
+    def on_game_ended(self, win_credits: int) -> None:
+        if self.wager is None:
+            log.warning("%s: game ended without its start; the meters will carry it", self.config.code)
+            return
+        if self.wager > 0:
+            self.emit("game", wager=self.cents(self.wager), win=self.cents(win_credits))
+        self.wager = None
+
+    def on_meters(self, answer: tuple[int, dict[int, int]]) -> None:
+        _, raw = answer
+        meters = {
+            name: raw[code] if name in COUNT_METERS else self.cents(raw[code])
+            for code, name in METER_CODES.items()
+            if code in raw
+        }
+        if not self.config.rte and self.meters is not None:
+            self.game_from_deltas(self.meters, meters)
+        self.meters = meters
+        self.emit("meters", meters=meters)
+
+    def game_from_deltas(self, before: dict[str, int], after: dict[str, int]) -> None:
+        """Without real-time events: what was wagered and won since the last read, as one game event."""
+        wagered = after.get("coin_in", 0) - before.get("coin_in", 0)
+        won = after.get("coin_out", 0) - before.get("coin_out", 0)
+        if wagered > 0 and won >= 0:  # a decrease is a rollover or a reset: the server flags those
+            games = after.get("games_played", 0) - before.get("games_played", 0)
+            self.emit("game", wager=wagered, win=won, games=games)
+
+    def on_handpay(self, info: f.HandpayInfo) -> None:
+        self.in_handpay = True
+        self.emit(
+            "status", status="handpay_lockup", amount=info.amount, sas_level=info.level, group=info.group
+        )
+
+    def wins_poll(self) -> Poll:
+        lp = self.config.wins_lp
+        if lp == f.LP_MULTI_PROGRESSIVE_WINS:
+            decode: Callable[[bytes], Any] = partial(f.decode_multi_progressive_wins, address=self.address)
+        else:
+            decode = partial(f.decode_progressive_win, address=self.address, command=lp)
+        return self._data_poll(f.read_poll(self.address, lp), decode, self.on_wins)
+
+    def on_wins(self, answer: f.ProgressiveWin | f.ProgressiveWins) -> None:
+        if isinstance(answer, f.ProgressiveWin):
+            wins = [(answer.level, answer.amount)] if answer.level else []
+            group = answer.group
+        else:
+            wins, group = answer.wins, answer.group
+        for level, amount in wins:
+            level_id = self.config.levels.get(level)
+            if level_id is None:
+                log.error("%s: hit of SAS level %d, mapped to no level", self.config.code, level)
+                continue
+            self.emit("jackpot", level=level_id, amount=amount)
+            self.out.progressive_hit(group, level)  # SAS 6.02 §10.5: broadcast the reset at once
+        self.pending.append(self.meters_poll())
+
+    # --- legacy bonus (mystery awards) and remote handpay reset ---------------------------------------
+
+    def award(self, award: dict[str, Any]) -> None:
+        """Pay `award["amount"]` cents: by LP 8A up to the handpay limit, else by an attendant."""
+        amount = int(award["amount"])
+        if amount > self.config.handpay_limit:
+            self.out.award_done(self.config.code, {**award, "status": "handpay", "paid": 0})
+            return
+        credits = amount // self.config.denomination  # a machine pays whole credits only
+        self.awards.append({**award, "credits": credits})
+        request = f.legacy_bonus(self.address, credits)
+        self.pending.append(Poll(request, self._ack_length, self._ack, self._noop))
+
+    def on_bonus_exception(self, report: ExceptionReport) -> None:
+        if report.data:
+            self.on_bonus_win(f.decode_legacy_bonus_win_data(report.data))
+        else:
+            request = f.read_poll(self.address, f.LP_LEGACY_BONUS_WIN)
+            decode = partial(f.decode_legacy_bonus_win, address=self.address)
+            self.pending.append(self._data_poll(request, decode, self.on_bonus_win))
+
+    def on_bonus_win(self, win: f.LegacyBonusWin) -> None:
+        award = self.awards.popleft() if self.awards else {"award": None}
+        award.pop("credits", None)
+        self.out.award_done(self.config.code, {**award, "status": "paid", "paid": self.cents(win.bonus)})
+        self.pending.append(self.meters_poll())
+
+    def handpay_reset(self) -> None:
+        request = f.handpay_reset(self.address)
+        decode = partial(f.decode_handpay_reset_answer, address=self.address)
+        self.pending.append(self._data_poll(request, decode, self.on_handpay_reset))
+
+    def on_handpay_reset(self, code: int) -> None:
+        if code != f.HANDPAY_RESET_DONE:
+            log.warning("%s: remote handpay reset refused (code %02X)", self.config.code, code)

@@ -1,0 +1,136 @@
+"""SAS link layer, host side: read one answer frame, retry a poll, keep the polling cadence.
+
+SAS 6.02 §2.3: a machine starts answering within 20 ms and leaves at most 5 ms between bytes; the host
+polls each machine no faster than once per 200 ms and no slower than once per 5 s. §3.2: a host that did
+not get an answer repeats the poll (an implied NACK), at most three polls in all.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from gateway.sas.frames import FrameError
+from gateway.transport import Transport
+
+log = logging.getLogger(__name__)
+
+MIN_INTERVAL = 0.2
+MAX_INTERVAL = 5.0
+
+
+@dataclass
+class Poll:
+    """One exchange: what to send, how long the answer is, what it means, who wants it."""
+
+    request: bytes
+    length: Callable[[bytes], int | None]  # from the bytes read so far; None: need more
+    decode: Callable[[bytes], Any]  # raises FrameError on anything malformed
+    handle: Callable[[Any], None]
+    attempts: int = 3
+
+
+def read_frame(
+    transport: Transport, length: Callable[[bytes], int | None], first: float, gap: float
+) -> bytes:
+    """Bytes of one frame: the first within `first` s, each next within `gap` s.
+
+    Returns what arrived, possibly short or empty: the decoder rejects a short frame and the poll is
+    repeated, as a real host does when a machine falls silent mid-answer.
+    """
+    buf = b""
+    deadline = time.monotonic() + first
+    while True:
+        want = length(buf) if buf else None
+        if want is not None and len(buf) >= want:
+            return buf[:want]
+        chunk = transport.read(deadline - time.monotonic())
+        if not chunk:
+            return buf
+        buf += chunk
+        deadline = time.monotonic() + gap
+
+
+class Link:
+    """Exchanges on one serial line; counts silence for the link-down rule per address."""
+
+    def __init__(self, transport: Transport, first_byte: float = 0.05, gap: float = 0.05) -> None:
+        self.transport = transport
+        self.first_byte = first_byte
+        self.gap = gap
+
+    def exchange(self, poll: Poll) -> tuple[bool, Any]:
+        """(True, decoded answer) or (False, None) after `poll.attempts` tries."""
+        for attempt in range(poll.attempts):
+            self.transport.discard_input()
+            self.transport.send(poll.request)
+            raw = read_frame(self.transport, poll.length, self.first_byte, self.gap)
+            if not raw:
+                continue
+            try:
+                return True, poll.decode(raw)
+            except FrameError as exc:
+                log.debug("poll %s attempt %d: %s", poll.request[:2].hex(), attempt + 1, exc)
+        return False, None
+
+    def broadcast(self, frame: bytes) -> None:
+        """Type G polls are neither acknowledged nor answered."""
+        self.transport.send(frame)
+
+
+class LineMachine(Protocol):
+    address: int
+    interval: float
+    next_due: float
+
+    def next_poll(self, now: float) -> Poll: ...
+
+    def answered(self, now: float) -> None: ...
+
+    def on_silence(self, now: float) -> None: ...
+
+
+class Broadcaster(Protocol):
+    def frames_due(self, now: float) -> list[bytes]: ...
+
+
+class LinePoller:
+    """Runs one line: broadcasts when due, otherwise the machine whose turn has come."""
+
+    def __init__(self, link: Link, machines: list[LineMachine], broadcaster: Broadcaster | None = None):
+        for machine in machines:
+            if not MIN_INTERVAL <= machine.interval <= MAX_INTERVAL:
+                raise ValueError(f"poll interval {machine.interval} s is outside 0.2-5 s (SAS 6.02 §2.3.3)")
+        self.link = link
+        self.machines = machines
+        self.broadcaster = broadcaster
+        self.stop = threading.Event()
+
+    def step(self, now: float) -> float:
+        """Do what is due at `now`; return when something is next due."""
+        if self.broadcaster is not None:
+            for frame in self.broadcaster.frames_due(now):
+                self.link.broadcast(frame)
+        machine = min(self.machines, key=lambda m: m.next_due)
+        if machine.next_due > now:
+            return machine.next_due
+        # Schedule from the start of the exchange: the 200 ms floor counts between polls, not answers.
+        machine.next_due = now + machine.interval
+        poll = machine.next_poll(now)
+        answered, value = self.link.exchange(poll)
+        if answered:
+            machine.answered(now)
+            poll.handle(value)
+        else:
+            machine.on_silence(now)
+        return min(m.next_due for m in self.machines)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            due = self.step(time.monotonic())
+            # Wake at least every 100 ms so a broadcast or a stop is never late by more than that.
+            self.stop.wait(max(0.0, min(due - time.monotonic(), 0.1)))

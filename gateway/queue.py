@@ -1,0 +1,79 @@
+"""Store and forward: every event is numbered and kept on disk until the server has it.
+
+SQLite in WAL mode with synchronous=FULL: an event the gateway captured survives a kill or a power
+cut, and its seq (per machine, never reused) is written in the same transaction as the event, so a
+retry after a crash sends the same seq and the server's dedupe makes it count once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS machine_seq (machine TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY, body TEXT NOT NULL, error TEXT NOT NULL,
+                                     detail TEXT NOT NULL);
+"""
+
+
+class EventStore:
+    def __init__(self, path: str) -> None:
+        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(SCHEMA)
+        self.lock = threading.Lock()  # one connection shared by the line threads and the forwarder
+
+    def put(self, machine: str, event: dict[str, Any]) -> int:
+        """Number the event with the machine's next seq and keep it; returns the seq."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self.db.execute("SELECT seq FROM machine_seq WHERE machine = ?", (machine,)).fetchone()
+                seq = (row[0] if row else 0) + 1
+                self.db.execute(
+                    "INSERT INTO machine_seq (machine, seq) VALUES (?, ?) "
+                    "ON CONFLICT (machine) DO UPDATE SET seq = excluded.seq",
+                    (machine, seq),
+                )
+                body = json.dumps({**event, "machine": machine, "seq": seq}, separators=(",", ":"))
+                self.db.execute("INSERT INTO outbox (body) VALUES (?)", (body,))
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+        return seq
+
+    def oldest(self, limit: int) -> list[tuple[int, dict[str, Any]]]:
+        with self.lock:
+            rows = self.db.execute("SELECT id, body FROM outbox ORDER BY id LIMIT ?", (limit,)).fetchall()
+        return [(row_id, json.loads(body)) for row_id, body in rows]
+
+    def done(self, ids: list[int], rejected: dict[int, tuple[str, str]]) -> None:
+        """Drop delivered events; keep the ones the server rejected, with why, for a person to see."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            for row_id, (error, detail) in rejected.items():
+                self.db.execute(
+                    "INSERT OR REPLACE INTO rejected (id, body, error, detail) "
+                    "SELECT id, body, ?, ? FROM outbox WHERE id = ?",
+                    (error, detail, row_id),
+                )
+            self.db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
+            self.db.execute("COMMIT")
+
+    def backlog(self) -> int:
+        with self.lock:
+            return self.db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+
+    def rejected(self) -> list[tuple[dict[str, Any], str]]:
+        with self.lock:
+            rows = self.db.execute("SELECT body, error FROM rejected ORDER BY id").fetchall()
+        return [(json.loads(body), error) for body, error in rows]
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,70 @@
+"""Fixtures for the gateway: a pseudo-terminal line with the emulator on one end."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import tty
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from gateway.egm.line import EgmLine
+from gateway.egm.machine import Egm
+from gateway.transport import FdTransport
+
+
+def wait_for(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class PtyLine:
+    """An emulator serving machines on a pty; `device` is the path the gateway opens."""
+
+    def __init__(self, machines: list[Egm]) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.master)
+        tty.setraw(self.slave)
+        self.device = os.ttyname(self.slave)
+        self.line = EgmLine(FdTransport(self.master), machines)
+        self.thread = threading.Thread(target=self.line.run, daemon=True)
+
+    def close(self) -> None:
+        self.line.stop.set()
+        self.thread.join(timeout=5)
+        os.close(self.master)
+        os.close(self.slave)
+
+
+@pytest.fixture
+def pty_line() -> Iterator[Callable[[list[Egm]], PtyLine]]:
+    lines: list[PtyLine] = []
+
+    def start(machines: list[Egm]) -> PtyLine:
+        line = PtyLine(machines)
+        line.thread.start()
+        lines.append(line)
+        return line
+
+    yield start
+    for line in lines:
+        line.close()
+
+
+@pytest.fixture
+def store_path(tmp_path) -> Iterator[str]:
+    """A store file on tmpfs when there is one: the store fsyncs every event, a disk makes tests slow."""
+    import shutil
+    import tempfile
+
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else str(tmp_path)
+    folder = tempfile.mkdtemp(dir=base)
+    yield os.path.join(folder, "events.sqlite3")
+    shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,50 @@
+"""An in-memory SAS line between the host and emulated machines, and a recorder of host outputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.egm.machine import Egm
+from gateway.host import Callbacks
+
+
+class Wire:
+    """Delivers each host frame to the machine at once; can lose a number of answers."""
+
+    def __init__(self, *egms: Egm) -> None:
+        self.egms = egms
+        self.now = 0.0
+        self.inbox = b""
+        self.sent: list[tuple[float, bytes]] = []
+        self.lose = 0
+
+    def send(self, frame: bytes, wakeup: bool = True) -> None:
+        self.sent.append((self.now, frame))
+        replies = [egm.answer(frame, self.now) for egm in self.egms]
+        reply = next((r for r in replies if r is not None), None)
+        if reply and self.lose:
+            self.lose -= 1
+        elif reply:
+            self.inbox += reply
+
+    def read(self, timeout: float) -> bytes:
+        out, self.inbox = self.inbox, b""
+        return out
+
+    def discard_input(self) -> None:
+        self.inbox = b""
+
+    def close(self) -> None:
+        return None
+
+
+class Recorder(Callbacks):
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.hits: list[tuple[int, int]] = []
+
+    def event(self, machine: str, event: dict[str, Any]) -> None:
+        self.events.append(event)
+
+    def progressive_hit(self, group: int, level: int) -> None:
+        self.hits.append((group, level))

@@ -1,0 +1,167 @@
+"""The emulator answers like a machine: frames in, frames out, state as SAS describes it."""
+
+from __future__ import annotations
+
+from gateway.egm.line import HostFrameReader
+from gateway.egm.machine import (
+    ATTENDANT_PAID_PROG,
+    COIN_IN,
+    COIN_OUT,
+    GAMES_PLAYED,
+    JACKPOT,
+    Egm,
+    EgmConfig,
+)
+from gateway.sas import frames as f
+
+
+def machine(**kwargs) -> Egm:
+    config = {"address": 1, "denomination": 1, "group": 1, "levels": [1, 2], "handpay_limit": 1000}
+    return Egm(EgmConfig(**{**config, **kwargs}), now=0.0)
+
+
+def gp(egm: Egm, now: float = 0.0) -> bytes:
+    return egm.answer(f.general_poll(1), now)
+
+
+def drain(egm: Egm) -> list[int]:
+    codes = []
+    while (answer := gp(egm)) != b"\x00":
+        codes.append(answer[0] if len(answer) == 1 else answer[2])
+    return codes
+
+
+def test_exception_queue_keeps_twenty_and_reports_the_overflow():
+    egm = machine()
+    for code in range(0x20, 0x36):  # 22 distinct exceptions
+        egm.raise_exception(code)
+    assert len(egm.queue) == 20
+    # the two oldest are lost; 70 says so before the rest come out in order
+    assert drain(egm) == [0x70, *range(0x22, 0x36)]
+
+
+def test_game_events_only_in_real_time_mode():
+    egm = machine()
+    egm.play(5)
+    assert drain(egm) == []
+    assert egm.answer(f.enable_rte(1, True), 0) == f.ack(1)
+    egm.play(5)
+    start = f.decode_rte_exception(gp(egm), 1)
+    assert f.decode_game_started(start.data) == f.GameStarted(5, 10, 0, 1)
+    end = f.decode_rte_exception(gp(egm), 1)
+    assert f.decode_game_ended(end.data) == egm.games[-1][1]
+    assert egm.meters[COIN_IN] == 10 and egm.meters[GAMES_PLAYED] == 2
+
+
+def test_no_broadcast_for_five_seconds_raises_53_and_disables_progressive_play():
+    egm = machine()
+    egm.answer(f.multi_broadcast(1, {1: 500, 2: 50}), 0.0)
+    assert egm.progressive_enabled and egm.displayed == {1: 500, 2: 50}
+    egm.tick(4.9)
+    assert egm.progressive_enabled
+    egm.tick(5.1)
+    assert not egm.progressive_enabled
+    assert not egm.hit(1)
+    assert drain(egm) == [0x53]
+    egm.tick(9.0)
+    assert drain(egm) == []  # once per outage
+    egm.answer(f.single_broadcast(1, 2, 60), 9.5)
+    assert egm.progressive_enabled and egm.displayed == {1: 500, 2: 60}
+
+
+def test_broadcast_for_another_group_or_with_bad_crc_is_ignored():
+    egm = machine()
+    egm.answer(f.multi_broadcast(2, {1: 500}), 0.0)
+    bad = f.single_broadcast(1, 1, 700)
+    egm.answer(bad[:-1] + bytes([bad[-1] ^ 0xFF]), 0.0)
+    assert not egm.progressive_enabled and egm.displayed == {1: 0, 2: 0}
+
+
+def test_machine_paid_hit_queues_56_and_54_and_the_win_until_acked():
+    egm = machine()
+    egm.answer(f.multi_broadcast(1, {1: 5000, 2: 300}), 0.0)
+    assert egm.hit(2)
+    assert drain(egm) == [0x56, 0x54]
+    first = egm.answer(f.read_poll(1, 0x85), 0.1)
+    again = egm.answer(f.read_poll(1, 0x85), 0.2)  # an implied NACK: the same win again
+    assert (
+        f.decode_progressive_win(first, 1)
+        == f.decode_progressive_win(again, 1)
+        == f.ProgressiveWin(1, 2, 300)
+    )
+    gp(egm)  # any other poll acknowledges it
+    assert f.decode_progressive_win(egm.answer(f.read_poll(1, 0x85), 0.3), 1) == f.ProgressiveWin(1, 0, 0)
+
+
+def test_hit_above_the_limit_locks_up_repeats_51_and_resets_by_lp94():
+    egm = machine()
+    egm.answer(f.multi_broadcast(1, {1: 5000, 2: 300}), 0.0)
+    egm.hit(1)
+    assert drain(egm) == [0x56, 0x51]
+    assert not egm.play(1)
+    egm.tick(1.0)
+    egm.answer(f.multi_broadcast(1, {1: 100, 2: 300}), 12.0)
+    egm.tick(16.5)
+    assert drain(egm) == [0x51]  # repeated every 15 s while LP 1B was not read
+    info = f.decode_handpay_info(egm.answer(f.read_poll(1, 0x1B), 17), 1)
+    assert info == f.HandpayInfo(1, 1, 5000)
+    egm.answer(f.multi_broadcast(1, {1: 100, 2: 300}), 39.0)
+    egm.tick(40.0)
+    assert drain(egm) == []  # LP 1B was read: no more repeats
+    answer = egm.answer(f.handpay_reset(1), 41)
+    assert f.decode_handpay_reset_answer(answer, 1) == f.HANDPAY_RESET_DONE
+    assert drain(egm) == [0x52]
+    assert egm.meters[JACKPOT] == egm.meters[ATTENDANT_PAID_PROG] == 5000
+    assert (
+        f.decode_handpay_reset_answer(egm.answer(f.handpay_reset(1), 42), 1) == f.HANDPAY_RESET_NOT_IN_HANDPAY
+    )
+
+
+def test_legacy_bonus_is_credited_and_confirmed_by_7c_and_lp90():
+    egm = machine()
+    assert egm.answer(f.legacy_bonus(1, 250), 0) == f.ack(1)
+    assert egm.meters[COIN_OUT] == 250
+    assert drain(egm) == [0x7C]
+    assert f.decode_legacy_bonus_win(egm.answer(f.read_poll(1, 0x90), 0), 1).bonus == 250
+
+
+def test_legacy_bonus_above_the_limit_is_a_handpay_reset_by_the_key():
+    egm = machine()
+    egm.answer(f.legacy_bonus(1, 2000), 0)
+    assert egm.meters[COIN_OUT] == 0
+    assert drain(egm) == [0x51]
+    info = f.decode_handpay_info(egm.answer(f.read_poll(1, 0x1B), 0), 1)
+    assert info == f.HandpayInfo(0, f.HANDPAY_NON_PROGRESSIVE, 2000)
+    assert egm.reset_handpay()  # the attendant's key
+    assert drain(egm) == [0x52, 0x7C]
+    assert egm.meters[JACKPOT] == 2000
+
+
+def test_power_off_is_silent_then_reports_18_and_17():
+    egm = machine()
+    egm.answer(f.enable_rte(1, True), 0)
+    egm.power_off()
+    assert gp(egm) is None
+    egm.power_on(now=3.0)
+    assert not egm.rte
+    assert drain(egm) == [0x18, 0x17]
+
+
+def test_unknown_long_poll_is_ignored_and_other_addresses_are_not_answered():
+    egm = machine()
+    assert egm.answer(bytes([1, 0x11]), 0) is None
+    assert egm.answer(f.general_poll(2), 0) is None
+    assert egm.answer(f.selected_meters_request(1, [0], game=3), 0) is None
+
+
+def test_reader_finds_frames_from_structure_and_timing():
+    reader = HostFrameReader(gap=0.1)
+    stream = f.multi_broadcast(1, {1: 5}) + f.general_poll(1) + f.selected_meters_request(1, [0, 1])
+    frames = reader.feed(stream[:7], 0.0) + reader.feed(stream[7:], 0.01)
+    assert frames == [f.multi_broadcast(1, {1: 5}), f.general_poll(1), f.selected_meters_request(1, [0, 1])]
+    assert reader.feed(f.single_broadcast(1, 1, 5)[:4], 1.0) == []
+    # the rest of that frame never came: after a pause the next frame is read from its start
+    assert reader.feed(f.general_poll(1), 1.5) == [f.general_poll(1)]
+    # an unknown command: bytes are dropped until the line is quiet, then framing resumes
+    assert reader.feed(bytes([1, 0x72, 0x85, 0x81]), 2.0) == []
+    assert reader.feed(f.general_poll(1), 2.5) == [f.general_poll(1)]

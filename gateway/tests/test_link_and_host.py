@@ -1,0 +1,204 @@
+"""Link layer and host logic against the emulator on an in-memory wire, with a controlled clock."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from gateway.broadcast import GroupBroadcaster, ProgressiveBoard, eur_to_cents
+from gateway.egm.machine import Egm, EgmConfig
+from gateway.host import MachineConfig, MachineHost
+from gateway.link import LinePoller, Link
+from gateway.sas import frames as f
+from gateway.tests.helpers import Recorder, Wire
+
+
+def setup(rte: bool = True, denomination: int = 2, **machine: Any):
+    egm = Egm(EgmConfig(address=3, denomination=denomination, seed=1))
+    wire = Wire(egm)
+    out = Recorder()
+    config = MachineConfig("VEN-0007", 3, denomination, rte=rte, meters_every=3600, **machine)
+    host = MachineHost(config, out)
+    return egm, wire, out, host, LinePoller(Link(wire, 0.01, 0.01), [host])
+
+
+def run(poller: LinePoller, wire: Wire, until: float, step: float = 0.05) -> None:
+    while wire.now < until:
+        poller.step(wire.now)
+        wire.now = round(wire.now + step, 6)
+
+
+def polls_to(wire: Wire, address: int) -> list[float]:
+    return [t for t, frame in wire.sent if frame[0] & 0x7F == address]
+
+
+def test_interval_outside_sas_bounds_is_refused():
+    for interval in (0.1, 5.5):
+        with pytest.raises(ValueError, match=r"0\.2-5"):
+            setup(interval=interval)
+
+
+def test_each_machine_polled_no_faster_than_200_ms_and_no_slower_than_its_interval():
+    wire = Wire(Egm(EgmConfig(address=3)), Egm(EgmConfig(address=4)))
+    hosts = [
+        MachineHost(MachineConfig("A", 3, 1, interval=0.2), Recorder()),
+        MachineHost(MachineConfig("B", 4, 1, interval=1.0), Recorder()),
+    ]
+    poller = LinePoller(Link(wire, 0.01, 0.01), hosts)
+    run(poller, wire, until=10.0, step=0.01)
+    a, b = polls_to(wire, 3), polls_to(wire, 4)
+    gaps_a = [y - x for x, y in itertools.pairwise(a)]
+    gaps_b = [y - x for x, y in itertools.pairwise(b)]
+    assert min(gaps_a) >= 0.2 - 1e-9 and max(gaps_a) <= 0.21 + 1e-9
+    assert min(gaps_b) >= 1.0 - 1e-9 and max(gaps_b) <= 1.01 + 1e-9
+    assert len(b) == 10
+
+
+def test_a_lost_answer_is_polled_again_up_to_three_times():
+    egm, wire, out, host, poller = setup()
+    run(poller, wire, until=1.0)  # link up, RTE on, first meters
+    assert egm.rte
+    sent_before = len(wire.sent)
+    wire.lose = 2
+    host.pending.append(host.meters_poll())
+    host.next_due = wire.now
+    poller.step(wire.now)
+    assert [frame[1] for _, frame in wire.sent[sent_before:]] == [0x2F, 0x2F, 0x2F]
+    assert out.events[-1]["type"] == "meters"
+
+
+def test_link_down_after_five_seconds_of_silence_then_session_restarts():
+    egm, wire, _out, host, poller = setup()
+    run(poller, wire, until=1.0)
+    assert host.up
+    egm.powered = False  # pulled cable: no answer at all
+    run(poller, wire, until=5.9)
+    assert host.up
+    run(poller, wire, until=6.5)
+    assert not host.up
+    egm.powered = True
+    egm.rte = False
+    run(poller, wire, until=7.5)
+    assert host.up and egm.rte  # reporting mode set again on the way back
+
+
+def test_rte_games_in_cents_with_the_denomination():
+    egm, wire, out, _host, poller = setup(denomination=2)
+    run(poller, wire, until=1.0)
+    egm.play(40)
+    egm.play(7)
+    run(poller, wire, until=2.0)
+    games = [(e["wager"], e["win"]) for e in out.events if e["type"] == "game"]
+    assert games == [(80, egm.games[0][1] * 2), (14, egm.games[1][1] * 2)]
+
+
+def test_without_rte_games_come_from_coin_in_and_coin_out_deltas():
+    egm, wire, out, host, poller = setup(rte=False, denomination=5)
+    run(poller, wire, until=1.0)
+    for bet in (10, 20, 30):
+        egm.play(bet)
+    host.pending.append(host.meters_poll())
+    run(poller, wire, until=2.0)
+    games = [e for e in out.events if e["type"] == "game"]
+    won = sum(w for _, w in egm.games)
+    assert [(g["wager"], g["win"], g["games"]) for g in games] == [(60 * 5, won * 5, 3)]
+    assert out.events[-1]["meters"]["coin_in"] == 300
+
+
+def test_progressive_hit_posts_the_mapped_level_and_asks_for_the_reset():
+    egm = Egm(EgmConfig(address=3, group=4, levels=[1, 2], handpay_limit=10**9))
+    wire, out = Wire(egm), Recorder()
+    host = MachineHost(MachineConfig("VEN-0007", 3, 1, group=4, levels={1: 31, 2: 32}, wins_lp=0x87), out)
+    poller = LinePoller(Link(wire, 0.01, 0.01), [host])
+    egm.answer(f.multi_broadcast(4, {1: 99_00, 2: 12_34}), 0.0)
+    run(poller, wire, until=1.0)
+    egm.hit(1)
+    egm.hit(2)
+    run(poller, wire, until=2.0)
+    jackpots = [(e["level"], e["amount"]) for e in out.events if e["type"] == "jackpot"]
+    assert jackpots == [(31, 9900), (32, 1234)]
+    assert out.hits == [(4, 1), (4, 2)]
+    assert not egm.wins
+
+
+def test_stale_board_stops_broadcasting_and_a_hit_broadcasts_the_reset_at_once():
+    board = ProgressiveBoard({17: (1, 1), 18: (1, 2)}, fresh_for=10.0)
+    board.set_level(17, 150000, reset=100000)
+    board.set_level(18, 5000, reset=2000)
+    caster = GroupBroadcaster(board, {1: 0x86}, every=1.0)
+    assert caster.frames_due(0.0) == []  # never heard from the server
+    board.heard_from_server(0.0)
+    assert caster.frames_due(0.5) == [f.multi_broadcast(1, {1: 150000, 2: 5000})]
+    assert caster.frames_due(1.0) == []
+    board.hit(1, 2)
+    assert caster.frames_due(1.1) == [f.multi_broadcast(1, {1: 150000, 2: 2000})]
+    assert len(caster.frames_due(2.1)) == 1
+    assert caster.frames_due(11.0) == []  # ten seconds of server silence: machines must see none
+    single = GroupBroadcaster(board, {1: 0x80}, every=1.0)
+    board.heard_from_server(11.0)
+    assert single.frames_due(11.0) == [f.single_broadcast(1, 1, 150000), f.single_broadcast(1, 2, 2000)]
+
+
+def test_eur_strings_become_exact_cents():
+    assert eur_to_cents("1523.41") == 152341
+    assert eur_to_cents("0.10") == 10
+    with pytest.raises(ValueError):
+        eur_to_cents("1.005")
+
+
+def test_award_above_the_limit_goes_to_an_attendant_without_lp8a():
+    _egm, _wire, out, host, _poller = setup(handpay_limit=1000)
+    done: list[dict[str, Any]] = []
+    out.award_done = lambda machine, award: done.append(award)  # type: ignore[method-assign]
+    host.award({"award": 9, "amount": 1001})
+    assert done == [{"award": 9, "amount": 1001, "status": "handpay", "paid": 0}]
+    assert not host.pending
+
+
+def test_session_start_reads_the_meters_once():
+    _egm, wire, out, _host, poller = setup()
+    run(poller, wire, until=2.0)
+    assert [e["type"] for e in out.events] == ["meters"]
+
+
+def test_a_hit_is_broadcast_at_once_on_every_line_of_the_group():
+    board = ProgressiveBoard({17: (1, 1)}, fresh_for=10.0)
+    board.set_level(17, 500, reset=100)
+    board.heard_from_server(0.0)
+    lines = [GroupBroadcaster(board, {1: 0x80}, every=1.0) for _ in range(2)]
+    assert all(line.frames_due(0.0) for line in lines)
+    board.hit(1, 1)
+    assert [line.frames_due(0.1) for line in lines] == [[f.single_broadcast(1, 1, 100)]] * 2
+
+
+def test_an_award_asked_during_a_link_outage_is_paid_once_the_machine_is_back():
+    egm, wire, out, host, poller = setup(denomination=2)
+    done: list[dict[str, Any]] = []
+    out.award_done = lambda machine, award: done.append(award)  # type: ignore[method-assign]
+    run(poller, wire, until=1.0)
+    egm.powered = False
+    run(poller, wire, until=7.0)
+    assert not host.up
+    host.award({"award": 3, "amount": 500})
+    run(poller, wire, until=8.0)
+    egm.powered = True
+    run(poller, wire, until=10.0)
+    assert done == [{"award": 3, "amount": 500, "status": "paid", "paid": 500}]
+    assert egm.meters[0x01] - sum(w for _, w in egm.games) == 250
+
+
+def test_a_repeated_51_makes_one_handpay_lockup_until_the_reset():
+    egm, wire, out, _host, poller = setup(denomination=1)
+    egm.config.handpay_limit = 10
+    run(poller, wire, until=1.0)
+    egm.legacy_bonus(50)  # above the limit: a handpay
+    run(poller, wire, until=2.0)
+    egm.raise_exception(0x51)  # some machines repeat 51 even after LP 1B was read
+    run(poller, wire, until=3.0)
+    egm.reset_handpay()
+    egm.legacy_bonus(60)
+    run(poller, wire, until=5.0)
+    statuses = [(e["status"], e.get("amount")) for e in out.events if e["type"] == "status"]
+    assert statuses == [("handpay_lockup", 50), ("handpay_reset", None), ("handpay_lockup", 60)]

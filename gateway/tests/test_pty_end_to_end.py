@@ -1,0 +1,202 @@
+"""The gateway and the emulator over a real pseudo-terminal pair: SAS bytes in, API events out."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from gateway.app import Gateway, parse_config
+from gateway.egm.machine import COIN_OUT, Egm, EgmConfig
+from gateway.tests.conftest import wait_for
+
+
+class RecordingChannel:
+    """Stands in for the server's websocket: keeps what the gateway sends it."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        return None
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+
+def make_gateway(device: str, store: str, rte: bool = True) -> Gateway:
+    config = parse_config(
+        {
+            "server": {"url": "http://127.0.0.1:9", "key": "k", "store": store},
+            "fresh_for": 3600,
+            "broadcast_every": 0.5,
+            "groups": [{"group": 1, "levels": {"1": 17, "2": 18}}],
+            "lines": [
+                {
+                    "device": device,
+                    "wakeup": "none",
+                    "first_byte": 0.2,
+                    "gap": 0.1,
+                    "machines": [
+                        {
+                            "code": "NOG-0101",
+                            "address": 1,
+                            "denomination": 50,
+                            "group": 1,
+                            "rte": rte,
+                            "meters_every": 3600,
+                            "handpay_limit": 120000,
+                        },
+                    ],
+                }
+            ],
+        }
+    )
+    gateway = Gateway(config)
+    gateway.channel = RecordingChannel()  # type: ignore[assignment]
+    gateway.board.set_level(17, 150000, reset=100000)
+    gateway.board.set_level(18, 5000, reset=2000)
+    gateway.board.heard_from_server()
+    return gateway
+
+
+def events(gateway: Gateway, kind: str | None = None) -> list[dict[str, Any]]:
+    rows = [event for _, event in gateway.store.oldest(1000)]
+    return [e for e in rows if kind is None or e["type"] == kind]
+
+
+def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path):
+    egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[1, 2], handpay_limit=120000, seed=7))
+    line = pty_line([egm])
+    gateway = make_gateway(line.device, store_path)
+    gateway.start(forward=False)
+    try:
+        wait_for(lambda: egm.rte and egm.progressive_enabled, what="RTE on and a broadcast shown")
+        assert egm.displayed == {1: 150000, 2: 5000}
+
+        for bet in (3, 9, 1):
+            assert egm.play(bet)
+        wait_for(lambda: len(events(gateway, "game")) == 3, what="three games")
+        assert [(e["wager"], e["win"]) for e in events(gateway, "game")] == [
+            (w * 50, p * 50) for w, p in egm.games
+        ]
+
+        egm.open_door()
+        egm.close_door()
+        wait_for(lambda: len(events(gateway, "status")) == 2, what="door events")
+        assert [e["status"] for e in events(gateway, "status")] == ["door_open", "door_closed"]
+
+        assert egm.hit(2)
+        wait_for(lambda: events(gateway, "jackpot"), what="the level 2 hit")
+        assert [(e["level"], e["amount"]) for e in events(gateway, "jackpot")] == [(18, 5000)]
+        wait_for(lambda: egm.displayed[2] == 2000, what="the reset amount on the machine")
+
+        assert egm.hit(1)  # 1,500.00 is above the machine's 1,200.00 limit: a handpay
+        wait_for(lambda: len(events(gateway, "jackpot")) == 2, what="the level 1 hit")
+        wait_for(lambda: any(e["status"] == "handpay_lockup" for e in events(gateway, "status")), what="51")
+        lockup = next(e for e in events(gateway, "status") if e["status"] == "handpay_lockup")
+        assert (lockup["amount"], lockup["sas_level"], lockup["group"]) == (150000, 1, 1)
+        assert not egm.play(1)  # locked up
+
+        gateway.command({"type": "handpay_reset", "machine": "NOG-0101"})
+        wait_for(lambda: egm.handpay is None, what="the remote reset")
+        wait_for(lambda: events(gateway, "status")[-1]["status"] == "handpay_reset", what="52")
+
+        before = egm.meters[COIN_OUT]
+        gateway.command({"type": "award", "machine": "NOG-0101", "award": 5, "amount": 1025})
+        wait_for(lambda: gateway.channel.sent, what="the award confirmation")
+        assert gateway.channel.sent == [
+            {
+                "type": "award_result",
+                "machine": "NOG-0101",
+                "award": 5,
+                "amount": 1025,
+                "status": "paid",
+                "paid": 1000,
+            }
+        ]
+        assert egm.meters[COIN_OUT] - before == 20
+
+        wait_for(
+            lambda: events(gateway, "meters")[-1]["meters"]["coin_out"] == egm.meters[COIN_OUT] * 50,
+            what="meters after the award",
+        )
+        last = events(gateway, "meters")[-1]["meters"]
+        assert last["games_played"] == 3
+        assert last["coin_in"] == 13 * 50
+        assert last["jackpot"] == 150000
+        assert last["attendant_paid_progressive"] == 150000
+        assert last["machine_paid_progressive"] == 5000
+        seqs = [e["seq"] for e in events(gateway)]
+        assert seqs == list(range(1, len(seqs) + 1))
+    finally:
+        gateway.stop()
+
+
+def test_two_machines_on_one_line_playing_at_their_own_rate(pty_line, store_path):
+    """Multi-drop: each machine answers only its address; RTE games one by one, the other by meters."""
+    fast = Egm(
+        EgmConfig(address=1, denomination=50, games_per_minute=60, bet_mix=[(1, 3.0), (9, 1.0)], seed=3)
+    )
+    meter_only = Egm(EgmConfig(address=2, denomination=2, games_per_minute=120, bet_mix=[(50, 1.0)], seed=4))
+    line = pty_line([fast, meter_only])
+    config = parse_config(
+        {
+            "server": {"url": "http://127.0.0.1:9", "key": "k", "store": store_path},
+            "lines": [
+                {
+                    "device": line.device,
+                    "wakeup": "none",
+                    "first_byte": 0.2,
+                    "gap": 0.1,
+                    "machines": [
+                        {
+                            "code": "NOG-0101",
+                            "address": 1,
+                            "denomination": 50,
+                            "rte": True,
+                            "meters_every": 3600,
+                        },
+                        {
+                            "code": "NOG-0102",
+                            "address": 2,
+                            "denomination": 2,
+                            "rte": False,
+                            "meters_every": 1,
+                        },
+                    ],
+                }
+            ],
+        }
+    )
+    fast.next_game = float("inf")  # games before RTE is on are seen only in the meters: start after
+    gateway = Gateway(config)
+    gateway.start(forward=False)
+    try:
+        wait_for(lambda: fast.rte, what="RTE on")
+        with fast.lock:
+            fast.next_game = time.monotonic()
+        wait_for(lambda: len(fast.games) >= 3 and len(meter_only.games) >= 6, what="games on both machines")
+        with fast.lock, meter_only.lock:
+            fast.next_game = meter_only.next_game = float("inf")  # stop playing
+        wait_for(lambda: not fast.queue, what="the gateway to drain the exception queue")
+        final = meter_only.meters[0x00] * 2
+
+        def slow_meters() -> list[dict[str, Any]]:
+            return [e for e in events(gateway, "meters") if e["machine"] == "NOG-0102"]
+
+        wait_for(
+            lambda: slow_meters()[-1]["meters"]["coin_in"] == final, timeout=5, what="a last meters read"
+        )
+        meter_events = slow_meters()
+        fast_games = [(e["wager"], e["win"]) for e in events(gateway, "game") if e["machine"] == "NOG-0101"]
+        slow_games = [e for e in events(gateway, "game") if e["machine"] == "NOG-0102"]
+    finally:
+        gateway.stop()
+    assert fast_games == [(w * 50, p * 50) for w, p in fast.games]
+    baseline = meter_events[0]["meters"]["coin_in"]
+    assert sum(g["wager"] for g in slow_games) == meter_events[-1]["meters"]["coin_in"] - baseline
+    assert sum(g["win"] for g in slow_games) == (
+        meter_events[-1]["meters"]["coin_out"] - meter_events[0]["meters"]["coin_out"]
+    )

@@ -1,0 +1,58 @@
+"""The websocket to the server: amounts and commands in, award results out (expected server route)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from websockets.sync.server import serve
+
+from gateway.broadcast import ProgressiveBoard, ServerChannel
+from gateway.tests.conftest import wait_for
+
+SNAPSHOT = {
+    "type": "snapshot",
+    "jackpots": [
+        {
+            "id": 3,
+            "levels": [
+                {"id": 17, "amount_eur": "1523.41", "reset_eur": "1000.00", "seq": 1},
+                {"id": 18, "amount_eur": "50.00", "reset_eur": "20.00", "seq": 1},
+                {"id": 99, "amount_eur": "7.00", "reset_eur": "1.00", "seq": 1},
+            ],
+        },
+    ],
+}
+
+
+def test_snapshot_updates_commands_and_results_over_a_real_websocket():
+    received: list[dict[str, Any]] = []
+    commands: list[dict[str, Any]] = []
+
+    def handler(ws: Any) -> None:
+        ws.send(json.dumps(SNAPSHOT))
+        ws.send(json.dumps({"type": "update", "levels": [{"id": 18, "amount_eur": "50.07", "seq": 2}]}))
+        ws.send(json.dumps({"type": "award", "award": 4, "machine": "NOG-0101", "amount": 2500}))
+        for raw in ws:
+            received.append(json.loads(raw))
+
+    with serve(handler, "127.0.0.1", 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.socket.getsockname()[1]
+        board = ProgressiveBoard({17: (1, 1), 18: (1, 2)}, fresh_for=10.0)
+        channel = ServerChannel(f"ws://127.0.0.1:{port}/ws/gateway/?token=k", board, commands.append)
+        thread = threading.Thread(target=channel.run, daemon=True)
+        thread.start()
+        try:
+            wait_for(lambda: commands, what="the award command")
+            assert board.group_amounts(1, board.heard) == {1: 152341, 2: 5007}
+            assert board.resets == {(1, 1): 100000, (1, 2): 2000}
+            assert commands == [{"type": "award", "award": 4, "machine": "NOG-0101", "amount": 2500}]
+            channel.send({"type": "award_result", "award": 4, "status": "paid", "paid": 2500})
+            wait_for(lambda: received, what="the award result at the server")
+            assert received == [{"type": "award_result", "award": 4, "status": "paid", "paid": 2500}]
+        finally:
+            channel.stop.set()
+            thread.join(timeout=5)
+            server.shutdown()

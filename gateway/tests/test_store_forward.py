@@ -1,0 +1,175 @@
+"""Store and forward: every event reaches the server exactly once and in order, whatever happens."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from gateway.forward import Forwarder
+from gateway.queue import EventStore
+from gateway.tests.conftest import wait_for
+from gateway.tests.fake_server import FakeEventsServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def game(n: int) -> dict:
+    return {"at": "2026-11-21T18:03:05.120Z", "type": "game", "wager": 100 + n, "win": 0}
+
+
+def fill(
+    path: str, count: int, machines: tuple[str, ...] = ("NOG-0101", "NOG-0102")
+) -> list[tuple[str, int]]:
+    store = EventStore(path)
+    keys = []
+    for n in range(count):
+        machine = machines[n % len(machines)]
+        keys.append((machine, store.put(machine, game(n))))
+    store.close()
+    return keys
+
+
+@pytest.fixture
+def server():
+    srv = FakeEventsServer()
+    yield srv
+    srv.close()
+
+
+def stored_keys(server: FakeEventsServer) -> list[tuple[str, int]]:
+    return [(e["machine"], e["seq"]) for e in server.stored]
+
+
+def test_seq_is_per_machine_and_survives_reopening(store_path):
+    path = store_path
+    assert fill(path, 4) == [("NOG-0101", 1), ("NOG-0102", 1), ("NOG-0101", 2), ("NOG-0102", 2)]
+    store = EventStore(path)
+    assert store.put("NOG-0101", game(9)) == 3  # never reused, even after the rows are gone
+    store.done([row_id for row_id, _ in store.oldest(10)], {})
+    assert store.put("NOG-0101", game(10)) == 4
+    store.close()
+
+
+def test_server_down_then_up_delivers_everything_in_order(store_path):
+    path = store_path
+    keys = fill(path, 2500)
+    probe = FakeEventsServer()
+    port = probe.port
+    probe.close()  # nothing listens on this port now: the server is down
+    store = EventStore(path)
+    forwarder = Forwarder(store, f"http://127.0.0.1:{port}", "gw-key", batch=1000, timeout=2)
+    assert forwarder.send_once() == 0
+    assert store.backlog() == 2500
+    assert not forwarder.reachable
+
+    server = FakeEventsServer(port=port)  # back on the same address
+    try:
+        while forwarder.send_once():
+            pass
+        assert stored_keys(server) == keys
+        assert server.requests == 3  # batches of at most 1000
+        assert server.duplicates == 0
+        assert store.backlog() == 0
+    finally:
+        forwarder.close()
+        store.close()
+        server.close()
+
+
+def test_run_loop_keeps_retrying_until_the_server_answers(store_path):
+    path = store_path
+    keys = fill(path, 10)
+    probe = FakeEventsServer()
+    port = probe.port
+    probe.close()
+    store = EventStore(path)
+    forwarder = Forwarder(store, f"http://127.0.0.1:{port}", "gw-key", timeout=1)
+    thread = threading.Thread(target=forwarder.run, kwargs={"idle": 0.05, "max_backoff": 0.2}, daemon=True)
+    thread.start()
+    server = None
+    try:
+        wait_for(lambda: not forwarder.reachable, what="a failed attempt")
+        server = FakeEventsServer(port=port)
+        wait_for(lambda: store.backlog() == 0, what="the backlog to drain")
+        assert stored_keys(server) == keys
+    finally:
+        forwarder.stop.set()
+        thread.join(timeout=5)
+        forwarder.close()
+        store.close()
+        if server:
+            server.close()
+
+
+FORWARD_CHILD = """
+import sys
+from gateway.forward import Forwarder
+from gateway.queue import EventStore
+Forwarder(EventStore(sys.argv[1]), sys.argv[2], "gw-key", batch=10).run(idle=0.05)
+"""
+
+
+def test_gateway_killed_mid_forward_delivers_each_event_once_in_order(store_path, server):
+    path = store_path
+    keys = fill(path, 30)
+    server.hold.set()  # the first batch is stored, its answer never reaches the gateway
+    child = subprocess.Popen([sys.executable, "-c", FORWARD_CHILD, path, server.url], cwd=ROOT)
+    try:
+        assert server.stored_batch.wait(15)
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=5)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    server.hold.clear()
+    assert stored_keys(server) == keys[:10]
+
+    store = EventStore(path)  # the gateway starts again from its file
+    assert store.backlog() == 30
+    forwarder = Forwarder(store, server.url, "gw-key", batch=10)
+    try:
+        while forwarder.send_once():
+            pass
+    finally:
+        forwarder.close()
+    assert stored_keys(server) == keys
+    assert server.duplicates == 10  # the lost answer's batch came back as duplicates, counted once
+    assert store.backlog() == 0
+    store.close()
+
+
+def test_rejected_events_are_kept_aside_and_not_sent_again(store_path, server):
+    path = store_path
+    keys = fill(path, 3, machines=("NOG-0101",))
+    server.reject_seqs = {("NOG-0101", 2)}
+    store = EventStore(path)
+    forwarder = Forwarder(store, server.url, "gw-key")
+    try:
+        assert forwarder.send_once() == 3
+        assert forwarder.send_once() == 0
+    finally:
+        forwarder.close()
+    assert stored_keys(server) == [keys[0], keys[2]]
+    assert [(e["seq"], error) for e, error in store.rejected()] == [(2, "invalid_wager")]
+    assert server.requests == 1
+    store.close()
+
+
+def test_a_wrong_key_keeps_every_event(store_path, server):
+    path = store_path
+    fill(path, 5)
+    store = EventStore(path)
+    forwarder = Forwarder(store, server.url, "not-the-key")
+    try:
+        assert forwarder.send_once() == 0
+    finally:
+        forwarder.close()
+    assert store.backlog() == 5
+    assert server.stored == []
+    store.close()
