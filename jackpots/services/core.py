@@ -154,9 +154,10 @@ def draw_trigger(params: Params, start_mc: int, randbelow: Callable[[int], int])
     return start_mc + 1 + randbelow(room)
 
 
-def seed(params: Params, trigger_mc: int | None = None) -> tuple[State, Movement]:
-    """A new level: the house puts the reset value in."""
-    state = State(current_mc=params.reset_mc, seq=1, trigger_mc=trigger_mc)
+def seed(params: Params) -> tuple[State, Movement]:
+    """A new level: the house puts the reset value in. A mystery trigger is the caller's to draw, from the
+    amount the level opens at (``draw_trigger``)."""
+    state = State(current_mc=params.reset_mc, seq=1)
     return state, Movement(current_delta_mc=params.reset_mc, seeded_mc=params.reset_mc, carry_restart=True)
 
 
