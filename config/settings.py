@@ -259,6 +259,13 @@ BUSINESS_DAY_CLOSE_HOUR = env_int("BUSINESS_DAY_CLOSE_HOUR", 6, minimum=0)
 if BUSINESS_DAY_CLOSE_HOUR > 23:
     raise ImproperlyConfigured("BUSINESS_DAY_CLOSE_HOUR must be an hour between 0 and 23.")
 CONTRIBUTIONS_BATCH_SIZE = env_int("CONTRIBUTIONS_BATCH_SIZE", 5000, minimum=1)
+# Meter plausibility (slots.services.meters.meter_ceiling): a machine plays at most one game per
+# METERS_MIN_GAME_MILLISECONDS, wagers at most its max bet a game and pays (or takes in bills and
+# tickets) at most METERS_MAX_PAYOUT_BETS max bets a game; a snapshot's delta beyond that times
+# METERS_PLAUSIBILITY_MARGIN is flagged for a person and left out of the reports until reviewed.
+METERS_MIN_GAME_MILLISECONDS = env_int("METERS_MIN_GAME_MILLISECONDS", 1000, minimum=1)
+METERS_MAX_PAYOUT_BETS = env_int("METERS_MAX_PAYOUT_BETS", 10_000, minimum=1)
+METERS_PLAUSIBILITY_MARGIN = env_int("METERS_PLAUSIBILITY_MARGIN", 2, minimum=1)
 # Signs: amount updates are coalesced to at most this many frames a second per screen (API.md: 4).
 SIGNAGE_MAX_UPDATES_PER_SECOND = env_decimal("SIGNAGE_MAX_UPDATES_PER_SECOND", "4")
 if not Decimal("0.1") <= SIGNAGE_MAX_UPDATES_PER_SECOND <= Decimal("4"):

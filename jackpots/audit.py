@@ -12,8 +12,10 @@ For each level it checks that
 - each batch's contribution row is split over its machines exactly as the largest-remainder allocation of
   the row over the raw events' wagers per machine gives (``machine_split``), and each void's correction of
   contributions over the machines' wagers since its hit;
-and, for all events, that every applied event belongs to a batch and every batch's count matches, and that
-every machine contribution row names a ledger row of its level.
+- a mystery level's trigger lies in its cycle's range (``trigger_audit``);
+and, for all events, that every applied event belongs to a batch and every batch's count matches, that
+every machine contribution row names a ledger row of its level, and that every implausible meter delta is
+flagged for review (``meters_audit``).
 Discrepancies never print a mystery trigger.
 """
 
@@ -25,12 +27,15 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection
+from django.db.models import F, Window
+from django.db.models.functions import Lag
 
 from jackpots.models import Hit, LedgerEntry, Level, MachineContribution
 from jackpots.services import core
 from jackpots.services.levels import snapshot_state
 from jackpots.services.machine_split import PART_COLUMNS, Part, contribution_parts, void_parts
-from slots.models import MachineEvent
+from slots.models import MachineEvent, MeterDelta
+from slots.services.meters import meter_ceiling, plausibility_rule
 
 
 @dataclass(frozen=True)
@@ -175,10 +180,68 @@ def level_audit(level: Level) -> list[Discrepancy]:
             bad(f"{name} is {stored}, the ledger gives {replayed}")
     if level.current_mc < level.reset_mc:
         bad(f"current {level.current_mc} mc is below the reset value {level.reset_mc} mc")
-    if level.mystery and not (
-        level.trigger_mc is not None and level.reset_mc <= level.trigger_mc < (level.limit_mc or 0)
-    ):
-        bad("the mystery trigger is missing or outside [reset, limit)")
+    found.extend(trigger_audit(level))
+    return found
+
+
+def trigger_audit(level: Level) -> list[Discrepancy]:
+    """A mystery level's trigger lies where ``core.draw_trigger`` draws it for the cycle: above the amount
+    the trigger was drawn at (the level's amount after the ledger row that drew it: its seed, the hit that
+    started the cycle, a change while stopped; a void restores its cycle's) and below the limit, or that
+    amount itself when it is within a millicent of the limit."""
+    if not level.mystery:
+        return []
+    current, start = 0, None
+    rows = LedgerEntry.objects.filter(level=level).order_by("id")
+    for kind, cycle, delta, restart in rows.values_list("kind", "cycle", "current_delta_mc", "carry_restart"):
+        current += delta
+        if restart and kind != LedgerEntry.Kind.VOID and cycle == level.cycle:
+            start = current
+    trigger, limit = level.trigger_mc, level.limit_mc
+    if trigger is None or start is None or limit is None:
+        placed = False
+    elif start >= limit - 1:
+        placed = trigger == start
+    else:
+        placed = start < trigger < limit
+    if placed:
+        return []
+    # Never the trigger itself (rule 9): the audit's output reaches people who may not see it.
+    return [
+        Discrepancy(level.id, "the mystery trigger is missing or outside its cycle's range (start, limit)")
+    ]
+
+
+def meters_audit() -> list[Discrepancy]:
+    """Every increment or rollover of a meter beyond what its machine could have played since the meter's
+    previous snapshot (``meter_ceiling``, with the machine's max bet and the settings now) is flagged for
+    review; one that is not is reported."""
+    rule = plausibility_rule()
+    previous_at = Window(Lag("at"), partition_by=[F("machine_id"), F("name")], order_by=F("event__seq").asc())
+    rows = MeterDelta.objects.annotate(previous_at=previous_at).values_list(
+        "machine__asset_number",
+        "machine__max_bet_cents",
+        "event__seq",
+        "name",
+        "kind",
+        "delta",
+        "review",
+        "at",
+        "previous_at",
+    )
+    found = []
+    for asset, max_bet, seq, name, kind, delta, review, at, before in rows:
+        if kind not in (MeterDelta.Kind.INCREMENT, MeterDelta.Kind.ROLLOVER) or review or before is None:
+            continue
+        ceiling = meter_ceiling(name, max_bet, at - before, rule)
+        if delta > ceiling:
+            found.append(
+                Discrepancy(
+                    None,
+                    f"{asset} meter {name} at seq {seq}: +{delta} is beyond the plausible "
+                    f"+{ceiling} and is not flagged for review",
+                )
+            )
     return found
 
 
@@ -225,7 +288,7 @@ def events_audit() -> list[Discrepancy]:
 def jackpots_audit() -> tuple[int, list[Discrepancy]]:
     """(levels checked, discrepancies)."""
     levels = list(Level.objects.order_by("id"))
-    found = events_audit()
+    found = events_audit() + meters_audit()
     for level in levels:
         found.extend(level_audit(level))
     return len(levels), found

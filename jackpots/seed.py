@@ -9,8 +9,11 @@ Rates chosen (share of each eligible wager to the displayed amount / to the rese
 - Grease (linked, 5 levels, min bet €0.60): Grand €5,000, 0.40% / 0.10%, limit €50,000, max bet €3.00
   only; Major €1,000, 0.30% / 0.05%, limit €10,000; Minor €200, 0.30% / 0.05%, limit €2,000; Mini €50,
   0.50%, limit €500; Bonus €10, 0.50%, limit €100.
-- Ainsworth (standalone on each €0.02 machine): Major €100, 0.80% / 0.10%, limit €2,000; Minor €100,
-  1.20% / 0.10%, limit €2,000 (the documented €100 to €2,000).
+- Ainsworth (standalone on each €0.02 machine, the documented €100 to €2,000): Major €500, 0.80% / 0.10%,
+  limit €2,000; Minor €100, 1.20% / 0.10%, limit €500. The Major starts where the Minor stops, so the Major
+  shows at least the Minor whatever is played and whichever hits: a casino never runs a Minor above its
+  Major. (Both once had €100 to €2,000, the Minor growing faster: every sign showed Minor above Major. The
+  seed moves levels still on those parameters, see ``ainsworth_levels_reorder``.)
 - Super Spin (wide-area, both venues): €1,000,000 reset, 0.05% / 0.01%, no limit; opens at the
   documented €1,151,748.00.
 - Venezia Mystery (Ca' Noghera, must hit by €1,000): €500 reset, 0.50% / 0.05%, limit €1,000.
@@ -22,9 +25,10 @@ from decimal import Decimal
 
 from django.db.models import Q
 
-from jackpots.models import Level, Progressive, ProgressiveMachine
+from jackpots.models import Level, LevelChange, Progressive, ProgressiveMachine
 from jackpots.services.core import Params
-from jackpots.services.levels import level_create
+from jackpots.services.levels import PARAM_FIELDS, level_create, level_params
+from jackpots.services.parameters import level_parameters_change, level_stopped_set
 from slots.models import SlotMachine
 
 EUR = 100_000  # millicents in a euro
@@ -41,10 +45,18 @@ GREASE = [
     ("Mini", Params(50 * EUR, Decimal("0.005"), Decimal(0), 500 * EUR, 60)),
     ("Bonus", Params(10 * EUR, Decimal("0.005"), Decimal(0), 100 * EUR, 60)),
 ]
+# The Minor fills faster (1.20%) and hits more often; its limit is the Major's reset value, so the Major
+# (never below its reset value) is never below the Minor (never above its limit).
 AINSWORTH = [
-    ("Major", Params(100 * EUR, Decimal("0.008"), Decimal("0.001"), 2_000 * EUR)),
-    ("Minor", Params(100 * EUR, Decimal("0.012"), Decimal("0.001"), 2_000 * EUR)),
+    ("Major", Params(500 * EUR, Decimal("0.008"), Decimal("0.001"), 2_000 * EUR)),
+    ("Minor", Params(100 * EUR, Decimal("0.012"), Decimal("0.001"), 500 * EUR)),
 ]
+# The parameters the seed gave Ainsworth levels before: levels still on them are moved to AINSWORTH.
+AINSWORTH_BEFORE = {
+    "Major": Params(100 * EUR, Decimal("0.008"), Decimal("0.001"), 2_000 * EUR),
+    "Minor": Params(100 * EUR, Decimal("0.012"), Decimal("0.001"), 2_000 * EUR),
+}
+AINSWORTH_REASON = "Seed: the Ainsworth Major starts at the Minor's limit, so a sign never shows it lower."
 SUPER_SPIN = [("Super Spin", Params(1_000_000 * EUR, Decimal("0.0005"), Decimal("0.0001")))]
 SUPER_SPIN_OPENING_MC = 1_151_748 * EUR
 MYSTERY = [
@@ -67,6 +79,28 @@ def _progressive(
             )
 
 
+def ainsworth_levels_reorder(progressive: Progressive) -> None:
+    """Moves the levels of an Ainsworth progressive still on ``AINSWORTH_BEFORE`` to ``AINSWORTH``, each
+    an audited parameter change by the system (user none): a level never played takes it at once (stopped,
+    changed, started: its amount is brought up to the new reset value, a seed in the ledger); a level that
+    has played keeps its live amount and takes it at its next hit (staged, rule 4). A level an operator
+    has changed is left alone, and a level already moved is not moved twice."""
+    for name, params in AINSWORTH:
+        level = Level.objects.filter(progressive=progressive, name=name).first()
+        before = AINSWORTH_BEFORE[name]
+        if level is None or level_params(level) != before:
+            continue
+        if LevelChange.objects.filter(level=level, reason=AINSWORTH_REASON).exists():
+            continue
+        changes = {f: getattr(params, f) for f in PARAM_FIELDS if getattr(params, f) != getattr(before, f)}
+        untouched = level.wagered_cents == 0 and level.hits == 0 and not level.stopped
+        if untouched:
+            level_stopped_set(level, None, True, AINSWORTH_REASON)
+        level_parameters_change(level, None, changes, AINSWORTH_REASON)
+        if untouched:
+            level_stopped_set(level, None, False, AINSWORTH_REASON)
+
+
 def progressives_seed() -> None:
     """Diamond Vault, Grease, Ainsworth, Super Spin and Venezia Mystery."""
     machines = SlotMachine.objects.select_related("room__venue")
@@ -76,7 +110,10 @@ def progressives_seed() -> None:
     _progressive("Grease", Progressive.Kind.LINKED, grease, GREASE)
     ainsworth = list(machines.filter(manufacturer__icontains="Ainsworth", denomination_cents=2))
     for machine in ainsworth:
-        _progressive(f"Ainsworth {machine.asset_number}", Progressive.Kind.STANDALONE, [machine], AINSWORTH)
+        name = f"Ainsworth {machine.asset_number}"
+        _progressive(name, Progressive.Kind.STANDALONE, [machine], AINSWORTH)
+        for progressive in Progressive.objects.filter(name=name):
+            ainsworth_levels_reorder(progressive)
     named = (
         Q(game_title__icontains="Diamond Vault")
         | Q(game_title__icontains="Grease")

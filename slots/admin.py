@@ -1,16 +1,22 @@
-"""The floor managers' admin of the machines and their keys."""
+"""The floor managers' admin of the machines, their keys and the review of implausible meter deltas."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from floor.admin_keys import keys_issue_response
 from floor.services import credentials_revoke, machine_key_issue
-from slots.models import GatewayKey, MachineKey, SlotMachine
+from jackpots.admin.common import ReadOnlyAdmin, audit
+from jackpots.services.errors import EngineError
+from slots.models import GatewayKey, MachineKey, MeterDelta, SlotMachine
+from slots.services.meters import meter_delta_accept, meter_delta_correct
 
 
 class ActiveKeyFilter(admin.SimpleListFilter):
@@ -132,3 +138,73 @@ class GatewayKeyAdmin(CredentialAdmin):
     list_filter = (ActiveKeyFilter, "venue")
     search_fields = ("prefix", "venue__code")
     list_select_related = ("venue", "created_by")
+
+
+class MeterCorrectionForm(forms.Form):
+    delta = forms.IntegerField(
+        label=_("corrected delta"), min_value=0, help_text=_("In the meter's unit (cents).")
+    )
+    note = forms.CharField(label=_("why"), widget=forms.Textarea(attrs={"rows": 3}))
+
+
+@admin.register(MeterDelta)
+class MeterDeltaAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    """The meters' increments. One a machine could not have played is flagged (review "pending") and
+    stays out of the reports until a person accepts or corrects it here; each review records who and
+    when, on the row and in the admin's log."""
+
+    list_display = (
+        "machine",
+        "name",
+        "at",
+        "kind",
+        "delta",
+        "ceiling",
+        "review",
+        "reviewed_by",
+        "reviewed_at",
+    )
+    list_filter = ("review", "name", "kind", "machine__room__venue")
+    search_fields = ("machine__asset_number",)
+    list_select_related = ("machine", "reviewed_by")
+    date_hierarchy = "at"
+    actions = ("accept_selected", "correct_selected")
+
+    def has_review_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("slots.change_meterdelta")
+
+    @admin.action(description=_("Accept the selected flagged deltas as reported"), permissions=["review"])
+    def accept_selected(self, request: HttpRequest, queryset: QuerySet[MeterDelta]) -> None:
+        for row in queryset.order_by("at", "id"):
+            self._review(request, row, lambda r: meter_delta_accept(r.id, request.user), gettext("Accepted"))
+
+    @admin.action(description=_("Correct the selected flagged delta…"), permissions=["review"])
+    def correct_selected(self, request: HttpRequest, queryset: QuerySet[MeterDelta]) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(request, gettext("Correct one delta at a time."), messages.ERROR)
+            return None
+        row = queryset.get()
+        form = MeterCorrectionForm(request.POST if "confirm" in request.POST else None)
+        if form.is_valid():
+            value, note = form.cleaned_data["delta"], form.cleaned_data["note"]
+            done = gettext("Corrected to %(delta)s: %(note)s") % {"delta": value, "note": note}
+            self._review(request, row, lambda r: meter_delta_correct(r.id, request.user, value, note), done)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": gettext("Correct a meter delta"),
+            "opts": self.model._meta,
+            "row": row,
+            "form": form,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/slots/meterdelta/correct.html", context)
+
+    def _review(self, request: HttpRequest, row: MeterDelta, apply, done: str) -> None:
+        try:
+            reviewed = apply(row)
+        except EngineError as error:
+            self.message_user(request, f"{row}: {error.message} ({error.code})", messages.ERROR)
+            return
+        audit(request, reviewed, done)
+        self.message_user(request, f"{reviewed}: {done}", messages.SUCCESS)

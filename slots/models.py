@@ -198,14 +198,31 @@ class MachineMeter(models.Model):
         return f"{self.machine_id} {self.name}={self.value}"
 
 
+class MeterDeltaQuerySet(models.QuerySet):
+    def counted(self) -> MeterDeltaQuerySet:
+        """The deltas the reports count: all but implausible ones a person has not reviewed yet."""
+        return self.exclude(review=MeterDelta.Review.PENDING)
+
+
 class MeterDelta(models.Model):
-    """The increment of one meter between two snapshots of a machine, never negative."""
+    """The increment of one meter between two snapshots of a machine, never negative.
+
+    An increment beyond what the machine could have played or paid since its last snapshot
+    (``slots.services.meters.meter_ceiling``) is stored with review ``pending``: the floor is alerted and
+    the reports leave it out until a person accepts it (it counts as reported) or corrects it (``delta``
+    becomes the person's figure, ``reported_delta`` keeps the machine's)."""
 
     class Kind(models.TextChoices):
         BASELINE = "baseline", _("Baseline")
         INCREMENT = "increment", _("Increment")
         ROLLOVER = "rollover", _("Rollover")
         MEMORY_RESET = "memory_reset", _("Memory reset")
+
+    class Review(models.TextChoices):
+        NONE = "", _("Plausible")
+        PENDING = "pending", _("Implausible, awaiting review")
+        ACCEPTED = "accepted", _("Accepted")
+        CORRECTED = "corrected", _("Corrected")
 
     event = models.ForeignKey(MachineEvent, on_delete=models.CASCADE, related_name="meter_deltas")
     machine = models.ForeignKey(SlotMachine, on_delete=models.CASCADE, related_name="meter_deltas")
@@ -214,13 +231,35 @@ class MeterDelta(models.Model):
     delta = models.BigIntegerField(_("delta"))
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     at = models.DateTimeField(_("at"))
+    review = models.CharField(_("review"), max_length=16, choices=Review.choices, blank=True, default="")
+    # The most the meter could plausibly have advanced (set on flagged deltas), and the machine's own
+    # delta once a person has corrected it.
+    ceiling = models.BigIntegerField(_("plausible ceiling"), null=True, blank=True)
+    reported_delta = models.BigIntegerField(_("delta as reported"), null=True, blank=True)
+    reviewed_at = models.DateTimeField(_("reviewed at"), null=True, blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("reviewed by"),
+    )
+    review_note = models.TextField(_("review note"), blank=True)
+
+    objects = MeterDeltaQuerySet.as_manager()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["event", "name"], name="meterdelta_unique_event_name"),
             models.CheckConstraint(condition=models.Q(delta__gte=0), name="meterdelta_delta_not_negative"),
         ]
-        indexes = [models.Index(fields=["machine", "name", "at"], name="meterdelta_machine_name_at")]
+        indexes = [
+            models.Index(fields=["machine", "name", "at"], name="meterdelta_machine_name_at"),
+            models.Index(
+                fields=["at"], condition=models.Q(review="pending"), name="meterdelta_pending_review"
+            ),
+        ]
         verbose_name = _("meter delta")
         verbose_name_plural = _("meter deltas")
 
@@ -229,16 +268,18 @@ class MeterDelta(models.Model):
 
 
 class MachineAlert(models.Model):
-    """For the floor: a machine's memory was reset, or it reused a seq for other content."""
+    """For the floor: a machine's memory was reset, it reused a seq for other content, or a meter jumped
+    further than the machine could have played."""
 
     class Kind(models.TextChoices):
         MEMORY_RESET = "memory_reset", _("Memory reset")
         SEQ_CONFLICT = "seq_conflict", _("Sequence conflict")
+        IMPLAUSIBLE_METERS = "implausible_meters", _("Implausible meters")
 
     machine = models.ForeignKey(
         SlotMachine, on_delete=models.CASCADE, related_name="alerts", verbose_name=_("machine")
     )
-    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    kind = models.CharField(_("kind"), max_length=24, choices=Kind.choices)
     seq = models.BigIntegerField(_("event seq"))
     at = models.DateTimeField(_("raised at"))
     detail = models.TextField(_("detail"))

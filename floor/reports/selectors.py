@@ -112,12 +112,13 @@ def _sums_by_key(rows: QuerySet, amount: str, venue: Venue, group_by: str) -> di
 
 
 def _wins_by_key(venue: Venue, first: date, last: date, group_by: str) -> dict[object, tuple[int, int]]:
-    """Progressive wins (hits not voided) and handpays (the machines' handpay meter) per group."""
+    """Progressive wins (hits not voided) and handpays (the machines' handpay meter, flagged jumps left out
+    until reviewed) per group."""
     start, end = business_days_bounds(first, last, venue.time_zone)
     hits = Hit.objects.filter(machine__room__venue=venue, at__gte=start, at__lt=end).exclude(
         state=Hit.State.VOIDED
     )
-    handpays = MeterDelta.objects.filter(
+    handpays = MeterDelta.objects.counted().filter(
         machine__room__venue=venue, name="handpay", at__gte=start, at__lt=end, delta__gt=0
     )
     won = _sums_by_key(hits, "amount_cents", venue, group_by)

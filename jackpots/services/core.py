@@ -16,10 +16,12 @@ rates exact ``Decimal``s turned into integer fractions, so no float and no round
   equally among ``winners``, whole cents each) and resets; ``SHARE`` pays a percentage of it (no reset;
   the amount never drops below the reset value, the house tops it up); ``FIXED`` pays a fixed amount
   from the house and leaves the level alone. Whatever is not paid out in whole cents stays in the pool.
-- ``reset(params, state, rest_mc, trigger_mc)``: starts the next cycle at reset + reserve + overflow
-  (overflow joins the reserve) + the award's unpaid rest, capped at the limit (what exceeds it stays in
-  reserve for the cycle after). The staged parameters are the ``params`` passed in.
-- ``draw_trigger(params, randbelow)``: a mystery trigger uniformly in [reset, limit).
+- ``reset(params, state, randbelow)``: starts the next cycle at reset + reserve + overflow (overflow joins
+  the reserve) + the award's unpaid rest, capped at the limit (what exceeds it stays in reserve for the
+  cycle after), and draws a mystery level's next trigger from that start. The staged parameters are the
+  ``params`` passed in.
+- ``draw_trigger(params, start_mc, randbelow)``: a mystery trigger uniformly above the cycle's start and
+  below the limit; at (or within a millicent of) the limit, the start itself (see there).
 
 Conservation, for every level and any sequence of these calls:
     contributed + reserved + seeded == current + reserve + overflow + awarded     (millicents)
@@ -135,23 +137,39 @@ def mystery_crossed(params: Params, state: State, wagered_cents: int) -> bool:
     return after.current_mc >= state.trigger_mc
 
 
-def draw_trigger(params: Params, randbelow: Callable[[int], int]) -> int | None:
-    """Uniform in [reset, limit); ``randbelow`` is ``secrets.randbelow`` in production."""
-    if not params.mystery or params.limit_mc is None or params.limit_mc <= params.reset_mc:
+def draw_trigger(params: Params, start_mc: int, randbelow: Callable[[int], int]) -> int | None:
+    """The secret trigger of a cycle that starts at ``start_mc``; ``randbelow`` is ``secrets.randbelow``
+    in production.
+
+    Uniform in (start, limit), so inside [start, limit): drawn from the reset value instead, a cycle that
+    starts higher (reserve, overflow, the sub-cent rest) would often find its trigger already behind it and
+    hit on its first wager. Strictly above the start, so a wager that adds nothing never hits. When no whole
+    millicent lies between the start and the limit, the trigger is the start: the level hits on its next
+    eligible wager, as a must-hit-by level standing at its limit must."""
+    if not params.mystery or params.limit_mc is None:
         return None
-    return params.reset_mc + randbelow(params.limit_mc - params.reset_mc)
+    room = params.limit_mc - start_mc - 1  # the millicents strictly between start and limit
+    if room < 1:
+        return start_mc
+    return start_mc + 1 + randbelow(room)
 
 
-def seed(params: Params, trigger_mc: int | None = None) -> tuple[State, Movement]:
-    """A new level: the house puts the reset value in."""
-    state = State(current_mc=params.reset_mc, seq=1, trigger_mc=trigger_mc)
+def seed(params: Params) -> tuple[State, Movement]:
+    """A new level: the house puts the reset value in. A mystery trigger is the caller's to draw, from the
+    amount the level opens at (``draw_trigger``)."""
+    state = State(current_mc=params.reset_mc, seq=1)
     return state, Movement(current_delta_mc=params.reset_mc, seeded_mc=params.reset_mc, carry_restart=True)
 
 
-def reset(params: Params, state: State, trigger_mc: int | None) -> tuple[State, Movement]:
+def reset(
+    params: Params, state: State, randbelow: Callable[[int], int] | None = None
+) -> tuple[State, Movement]:
     """Starts the next cycle from ``state`` whose award has already been taken out of current_mc.
 
-    What is left in current (the sub-cent rest), the reserve and the overflow carry into the new start."""
+    What is left in current (the sub-cent rest), the reserve and the overflow carry into the new start,
+    and a mystery level's trigger is drawn from that start (``randbelow`` is required for one)."""
+    if params.mystery and randbelow is None:
+        raise ValueError("a mystery level's reset needs a source of randomness for its trigger")
     pot = params.reset_mc + state.current_mc + state.reserve_mc + state.overflow_mc
     start = pot if params.limit_mc is None else min(pot, max(params.limit_mc, params.reset_mc))
     new = dataclasses.replace(
@@ -164,7 +182,7 @@ def reset(params: Params, state: State, trigger_mc: int | None) -> tuple[State, 
         carry_wagered_cents=0,
         carry_added_mc=0,
         carry_reserved_mc=0,
-        trigger_mc=trigger_mc,
+        trigger_mc=draw_trigger(params, start, randbelow) if randbelow is not None else None,
     )
     return new, Movement(
         current_delta_mc=start - state.current_mc,
@@ -192,11 +210,12 @@ def award(
     *,
     winners: int = 1,
     next_params: Params | None = None,
-    next_trigger_mc: int | None = None,
+    randbelow: Callable[[int], int] | None = None,
 ) -> tuple[State, Movement, Award]:
     """A win on the level. ``value``: the share (e.g. Decimal("0.10")) for SHARE, cents for FIXED.
 
-    ``next_params`` are the parameters of the next cycle (staged changes) when the win resets."""
+    ``next_params`` are the parameters of the next cycle (staged changes) when the win resets;
+    ``randbelow`` draws a mystery level's next trigger then (see ``reset``)."""
     if winners < 1:
         raise ValueError("an award needs at least one winner")
     locked = state.current_mc
@@ -214,7 +233,7 @@ def award(
             hits=state.hits + 1,
             total_won_cents=state.total_won_cents + per * winners,
         )
-        after, moved = reset(next_params or params, taken, next_trigger_mc)
+        after, moved = reset(next_params or params, taken, randbelow)
         movement = dataclasses.replace(moved, current_delta_mc=after.current_mc - locked, awarded_mc=paid_mc)
         return after, movement, Award(per, winners, per * winners, True, locked)
     share = Decimal(value)

@@ -31,7 +31,7 @@ from jackpots.services.levels import (
     snapshot,
     snapshot_params,
     snapshot_state,
-    trigger_draw,
+    trigger_randbelow,
 )
 from jackpots.services.machine_split import machine_parts_insert, void_parts, wagers_since
 from jackpots.services.parameters import parameters_set, staged_changes_apply
@@ -74,9 +74,8 @@ def award_record_locked(
     next_params = params
     if mode is core.AwardMode.WHOLE:
         next_params = staged_changes_apply(level, at, state.cycle + 1)
-    trigger = trigger_draw(next_params) if mode is core.AwardMode.WHOLE else state.trigger_mc
     new_state, movement, award = core.award(
-        params, state, mode, value, winners=winners, next_params=next_params, next_trigger_mc=trigger
+        params, state, mode, value, winners=winners, next_params=next_params, randbelow=trigger_randbelow
     )
     number = _hit_number_next(level)
     hits = []

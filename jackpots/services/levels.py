@@ -75,8 +75,14 @@ def levels_lock(level_ids: Iterable[int]) -> dict[int, Level]:
     return {level.id: level for level in rows}
 
 
-def trigger_draw(params: core.Params) -> int | None:
-    return core.draw_trigger(params, secrets.randbelow)
+def trigger_randbelow(n: int) -> int:
+    """The source of mystery triggers: the operating system's CSPRNG (looked up at each call)."""
+    return secrets.randbelow(n)
+
+
+def trigger_draw(params: core.Params, start_mc: int) -> int | None:
+    """A mystery trigger for a cycle that starts at ``start_mc`` (``core.draw_trigger``)."""
+    return core.draw_trigger(params, start_mc, trigger_randbelow)
 
 
 def ledger_entry(
@@ -146,13 +152,15 @@ def level_create(
     level = Level(progressive=progressive, name=name, position=position, current_mc=0)
     for name_ in PARAM_FIELDS:
         setattr(level, name_, getattr(params, name_))
-    state, movement = core.seed(params, trigger_draw(params))
+    state, movement = core.seed(params)
     if opening_mc is not None and opening_mc > params.reset_mc:
         extra = opening_mc - params.reset_mc
         state = dataclasses.replace(state, current_mc=opening_mc)
         movement = dataclasses.replace(
             movement, current_delta_mc=opening_mc, seeded_mc=movement.seeded_mc + extra
         )
+    # Drawn from the amount the level opens at, so an opening amount cannot already be past it.
+    state = dataclasses.replace(state, trigger_mc=trigger_draw(params, state.current_mc))
     level_state_set(level, state)
     level.save()
     ledger_entry(

@@ -127,16 +127,16 @@ def _apply_stopped(level: Level, params: core.Params, now: datetime, reference: 
     state = level_state(level)
     topped = max(0, params.reset_mc - state.current_mc)
     excess = 0 if params.limit_mc is None else max(0, state.current_mc + topped - params.limit_mc)
-    trigger = trigger_draw(params) if params.mystery else None
+    current = state.current_mc + topped - excess
     new = dataclasses.replace(
         state,
-        current_mc=state.current_mc + topped - excess,
+        current_mc=current,
         overflow_mc=state.overflow_mc + excess,
         seq=state.seq + 1,
         carry_wagered_cents=0,
         carry_added_mc=0,
         carry_reserved_mc=0,
-        trigger_mc=trigger,
+        trigger_mc=trigger_draw(params, current),  # drawn from where the level now stands
     )
     movement = core.Movement(
         current_delta_mc=topped - excess, overflow_delta_mc=excess, seeded_mc=topped, carry_restart=True

@@ -52,6 +52,15 @@ class ModelLevel:
 
     total_contributed: int = 0
 
+    def trigger(self, randbelow) -> int | None:
+        """The cycle's mystery trigger: uniform strictly between this cycle's start and the limit; the start
+        itself when no millicent lies between them (it hits on its next wager)."""
+        limit = self.params.limit_mc
+        if not self.params.mystery or limit is None:
+            return None
+        between = range(self.start + 1, limit)
+        return between[randbelow(len(between))] if between else self.start
+
     def wager(self, cents: int) -> None:
         self.cycle_wagered += cents
 

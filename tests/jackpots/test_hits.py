@@ -334,3 +334,26 @@ def test_voiding_a_fixed_prize_leaves_the_pool_alone(linked, people):
     level.refresh_from_db()
     assert (level.current_mc, level.reserve_mc, level.total_won_cents) == (100_100_000, 20_000, 0)
     assert jackpots_audit()[1] == []
+
+
+def test_mystery_trigger_is_drawn_above_what_the_reset_carries(db, monkeypatch):
+    """The next cycle starts at reset + reserve; its trigger is drawn from there, not from the reset value,
+    so the wager after a hit does not hit again at once."""
+    import secrets
+
+    monkeypatch.setattr(secrets, "randbelow", lambda n: min(n - 1, 1_000))  # a low draw
+    progressive, machines = progressive_with_machines(1)
+    params = core.Params(100_000_000, Decimal("0.01"), Decimal("0.01"), limit_mc=110_000_000, mystery=True)
+    level = level_create(progressive, name="Mystery", position=1, params=params)
+    level.trigger_mc = 100_050_000
+    level.save(update_fields=["trigger_mc"])
+    for _ in range(5):
+        GameEventFactory(machine=machines[0], wager_cents=1_000)
+    contributions_apply()
+    level.refresh_from_db()
+    # The reserve of the 5,000 cents wagered (50,000 mc) opens the next cycle.
+    assert (level.current_mc, level.trigger_mc) == (100_050_000, 100_051_001)
+    GameEventFactory(machine=machines[0], wager_cents=1)
+    contributions_apply()
+    assert Hit.objects.filter(level=level).count() == 1
+    assert jackpots_audit()[1] == []

@@ -20,7 +20,6 @@ from floor.models import StaffProfile
 from floor.reports.days import business_date_of
 from jackpots.models import Hit, HitKind
 from jackpots.services import contributions_apply, core
-from jackpots.services import hits as hit_services
 from jackpots.services.levels import level_create
 from jackpots.signage.currency import ScreenContent
 from jackpots.signage.selectors import hit_message, level_updates, signage_snapshot
@@ -54,7 +53,7 @@ def _english_afterwards():
 def mystery_hit(monkeypatch, caplog):
     """A mystery level hit by the wager that crosses its trigger, with the logs of that hit captured."""
     caplog.set_level(logging.DEBUG)
-    monkeypatch.setattr(hit_services, "trigger_draw", lambda params: NEXT_TRIGGER_MC)
+    monkeypatch.setattr(core, "draw_trigger", lambda params, start_mc, randbelow: NEXT_TRIGGER_MC)
     progressive, machines = progressive_with_machines(2, name="Venezia Mystery")
     params = core.Params(50_000_000, Decimal("0.01"), Decimal("0.001"), limit_mc=100_000_000, mystery=True)
     level = level_create(progressive, name="Must Hit By", position=1, params=params)

@@ -3,6 +3,8 @@ independent closed-form computation, and money is conserved exactly."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from decimal import Decimal
 
 import pytest
@@ -94,6 +96,59 @@ def test_awards_split_in_whole_cents_and_conserve(params, share, winners, wagere
     )
     fixed, moved, award = core.award(params, state, core.AwardMode.FIXED, 500, winners=winners)
     assert (fixed, moved, award.paid_cents) == (state, core.Movement(), 500 * winners)
+
+
+@st.composite
+def mystery_params(draw) -> core.Params:
+    """Mystery levels with reserves up to the size of the displayed rate, so reserves and overflow often
+    carry a cycle's start far above the reset value, sometimes to the limit."""
+    reset = draw(resets)
+    return core.Params(
+        reset_mc=reset,
+        rate=draw(st.decimals(min_value=Decimal("0.0001"), max_value=Decimal("0.2"), places=8)),
+        reserve_rate=draw(st.decimals(min_value=0, max_value=Decimal("0.2"), places=8)),
+        limit_mc=draw(st.integers(min_value=reset + 1, max_value=reset + 2_000_000)),
+        mystery=True,
+    )
+
+
+@settings(max_examples=300)
+@given(
+    params=mystery_params(),
+    draws=st.lists(st.integers(min_value=0, max_value=10**12), min_size=1, max_size=8),
+    wagers=st.lists(st.integers(min_value=1, max_value=50_000), min_size=1, max_size=200),
+)
+def test_mystery_trigger_lies_between_the_cycle_start_and_the_limit(params, draws, wagers):
+    """Over many cycles with reserves and overflow: each trigger is in [start, limit), above the start
+    unless the start is at the limit, the independent model draws the same one, and no cycle stands at
+    or past its trigger when it starts (so it hits on its first wager only if that wager's own growth
+    reaches the trigger, or when the start is at the limit)."""
+
+    def drawer():
+        picks = itertools.cycle(draws)
+        return lambda n: next(picks) % n
+
+    engine_draw, model_draw = drawer(), drawer()
+    model = ModelLevel(params)
+    state, _ = core.seed(params)
+    state = dataclasses.replace(state, trigger_mc=core.draw_trigger(params, state.current_mc, engine_draw))
+    assert state.trigger_mc == model.trigger(model_draw)
+    for cents in wagers:
+        start, trigger = state.current_mc, state.trigger_mc
+        if start >= params.limit_mc - 1:
+            assert trigger == start
+        else:
+            assert start < trigger < params.limit_mc
+            # Not already crossed: only a wager whose own growth reaches the trigger hits.
+            assert not core.mystery_crossed(params, state, 0)
+        crossed = core.mystery_crossed(params, state, cents)
+        state, _ = core.contribute(params, state, cents)
+        model.wager(cents)
+        if crossed:
+            model.hit()
+            state, _, _ = core.award(params, state, core.AwardMode.WHOLE, randbelow=engine_draw)
+            assert (state.current_mc, state.reserve_mc) == (model.start, model.reserve)
+            assert state.trigger_mc == model.trigger(model_draw)
 
 
 events = st.lists(
@@ -224,13 +279,13 @@ def test_mystery_hits_fall_on_the_crossing_wager_whatever_the_batches(rate, draw
         secrets.randbelow = original
     model_draw = drawer()
     model = ModelLevel(params)
-    trigger = core.draw_trigger(params, model_draw)
+    trigger = model.trigger(model_draw)
     expected = []
     for event in events:
         model.wager(event.wager_cents)
         if model.current >= trigger:
             expected.append((event.machine_id, model.hit()))
-            trigger = core.draw_trigger(params, model_draw)
+            trigger = model.trigger(model_draw)
     hits = Hit.objects.filter(level=level).order_by("number")
     assert [(h.machine_id, h.amount_cents) for h in hits] == expected
     level.refresh_from_db()

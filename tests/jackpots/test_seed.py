@@ -56,7 +56,10 @@ def test_seed_is_idempotent_and_audits_clean():
     assert mystery.mystery and 50_000_000 <= mystery.trigger_mc < 100_000_000
     assert ProgressiveMachine.objects.filter(progressive__name="Venezia Mystery").count() == 5
     ainsworth = Level.objects.filter(progressive__name__startswith="Ainsworth")
-    assert {(lv.reset_mc, lv.limit_mc) for lv in ainsworth} == {(10_000_000, 200_000_000)}
+    assert {(lv.name, lv.reset_mc, lv.limit_mc) for lv in ainsworth} == {
+        ("Major", 50_000_000, 200_000_000),
+        ("Minor", 10_000_000, 50_000_000),
+    }
     assert Level.objects.count() == 3 + 5 + 6 + 1 + 1
     assert jackpots_audit() == (16, [])
 
@@ -85,3 +88,81 @@ def test_seed_venezia_builds_the_five_progressives_on_the_real_floor():
     )
     assert mystery_venues == {"NOG"}
     assert jackpots_audit() == (18, [])  # 16 slot levels and the two table progressives
+
+
+def test_ainsworth_major_is_never_below_its_minor_over_a_long_play():
+    """A long play of one Ainsworth machine at random bets, each level hit now and then (the Minor more
+    often): after every game the Major shows at least the Minor."""
+    import random
+
+    from jackpots.seed import AINSWORTH
+    from jackpots.services import core
+
+    params = dict(AINSWORTH)
+    major, _ = core.seed(params["Major"])
+    minor, _ = core.seed(params["Minor"])
+    rng = random.Random(7)
+    lowest_gap = None
+    for _ in range(100_000):
+        wager = rng.choice([2, 10, 50, 100, 250, 500])  # €0.02 to the €5.00 max bet
+        major, _ = core.contribute(params["Major"], major, wager)
+        minor, _ = core.contribute(params["Minor"], minor, wager)
+        if rng.randrange(4_000) == 0:
+            minor, _, _ = core.award(params["Minor"], minor, core.AwardMode.WHOLE)
+        if rng.randrange(40_000) == 0:
+            major, _, _ = core.award(params["Major"], major, core.AwardMode.WHOLE)
+        gap = major.current_mc - minor.current_mc
+        lowest_gap = gap if lowest_gap is None else min(lowest_gap, gap)
+    assert (major.hits > 0, minor.hits > 0) == (True, True)
+    assert lowest_gap >= 0
+
+
+def _old_ainsworth(machine) -> Progressive:
+    """An Ainsworth progressive as the earlier seed made it (Major and Minor both €100 to €2,000)."""
+    from jackpots.seed import AINSWORTH_BEFORE
+    from jackpots.services.levels import level_create
+
+    progressive = Progressive.objects.create(name=f"Ainsworth {machine.asset_number}", kind="standalone")
+    ProgressiveMachine.objects.create(progressive=progressive, machine=machine)
+    for position, name in enumerate(["Major", "Minor"], start=1):
+        level_create(progressive, name=name, position=position, params=AINSWORTH_BEFORE[name])
+    return progressive
+
+
+def test_seed_moves_an_installed_ainsworth_by_audited_changes():
+    """An untouched level takes the new parameters at once, a played one at its next hit; live amounts
+    are not rewritten, each move is a logged change, and seeding again changes nothing more."""
+    from jackpots.models import LedgerEntry, LevelChange
+    from jackpots.seed import AINSWORTH_REASON
+    from jackpots.services import AwardMode, level_award, level_wager_add
+
+    _floor()
+    machine = SlotMachineFactory(
+        room=RoomFactory(venue=Venue.objects.get(code="VEN")), manufacturer="Ainsworth", denomination_cents=2
+    )
+    progressive = _old_ainsworth(machine)
+    minor = Level.objects.get(progressive=progressive, name="Minor")
+    level_wager_add(minor.id, 500, reference="a game")
+    minor.refresh_from_db()
+    # The Minor has played (1.20% of €5.00 on top of €100), the Major not yet.
+    assert minor.current_mc == 10_006_000
+    progressives_seed()
+    progressives_seed()
+    major = Level.objects.get(progressive=progressive, name="Major")
+    minor.refresh_from_db()
+    assert (major.reset_mc, major.limit_mc, major.current_mc) == (50_000_000, 200_000_000, 50_000_000)
+    # Staged until its next hit: the live amount and parameters stay.
+    assert (minor.reset_mc, minor.limit_mc, minor.current_mc) == (10_000_000, 200_000_000, 10_006_000)
+    staged = LevelChange.objects.get(level=minor, state=LevelChange.State.STAGED)
+    assert (staged.user, staged.new, staged.reason) == (None, {"limit_mc": 50_000_000}, AINSWORTH_REASON)
+    assert list(LevelChange.objects.filter(level=major).values_list("new", "state")) == [
+        ({"stopped": True}, "applied"),
+        ({"reset_mc": 50_000_000}, "applied"),
+        ({"stopped": False}, "applied"),
+    ]
+    assert LedgerEntry.objects.filter(level=major, kind="seed").count() == 2
+    level_award(minor.id, mode=AwardMode.WHOLE, reference="the Minor hits")
+    minor.refresh_from_db()
+    # The new limit from its next cycle on, which opens at €100 + the reserve (0.10% of €5.00).
+    assert (minor.limit_mc, minor.current_mc, minor.cycle) == (50_000_000, 10_000_500, 2)
+    assert jackpots_audit()[1] == []
