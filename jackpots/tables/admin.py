@@ -32,6 +32,7 @@ from jackpots.tables.models import (
 from jackpots.tables.rules import Hand
 from jackpots.tables.services import table_key_issue
 from jackpots.tables.services.paytables import pay_table_change
+from slots.admin import ActiveKeyFilter, CredentialAdmin
 
 
 class ReadOnlyInline(ReadOnlyAdmin, admin.TabularInline):
@@ -60,6 +61,16 @@ class TableAdmin(admin.ModelAdmin):
 
     def has_issue_key_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("jackpots.add_tablekey")
+
+
+@admin.register(TableKey)
+class TableKeyAdmin(CredentialAdmin):
+    """Table keys are issued from the tables' list and revoked here, like machine and gateway keys."""
+
+    list_display = ("prefix", "table", "created_at", "created_by", "last_used_at", "revoked_at", "active")
+    list_filter = (ActiveKeyFilter, "table__venue")
+    search_fields = ("prefix", "table__code")
+    list_select_related = ("table", "created_by")
 
 
 @admin.register(ExchangeRate)
