@@ -16,6 +16,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from floor.admin_changelist import BoundedDateHierarchyMixin
 from floor.admin_keys import keys_issue_response
 from jackpots.admin.common import ReadOnlyAdmin
 from jackpots.services.errors import EngineError
@@ -218,7 +219,7 @@ class TableSeatInline(ReadOnlyInline):
 
 
 @admin.register(TableRound)
-class TableRoundAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+class TableRoundAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("round_id", "table", "at", "state", "bets_cents", "currency", "rate")
     list_filter = ("state", "table")
     search_fields = ("round_id",)
