@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import orjson
 import pytest
 from django.apps import apps
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.utils import timezone
@@ -276,7 +277,10 @@ def test_voids_refuse_hostile_input_and_change_nothing(world) -> None:
     assert problems == []
 
 
-@pytest.mark.xfail(strict=True, reason="fixed by the input-bounds change (the void's reason)")
+# SQLite stores a NUL; PostgreSQL cannot, and answers 500.
+@pytest.mark.xfail(
+    settings.USING_POSTGRES, strict=True, reason="fixed by the input-bounds change (the void's reason)"
+)
 def test_a_void_reason_with_a_nul_is_refused(world) -> None:
     assert (
         _send(world, "post", "/api/v1/tables/NOG-CSP-1/rounds", _round(), key=world.table_key).status_code
