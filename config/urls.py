@@ -6,6 +6,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from floor.views import healthz
 
+# JSON errors on /api/... paths, Django's pages elsewhere (floor.api_errors).
+handler400 = "floor.api_errors.bad_request"
+handler403 = "floor.api_errors.permission_denied"
+handler404 = "floor.api_errors.page_not_found"
+handler500 = "floor.api_errors.server_error"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),

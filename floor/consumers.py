@@ -77,5 +77,6 @@ class FloorMapConsumer(AsyncJsonWebsocketConsumer):
     async def machines_update(self, message: dict) -> None:
         await self.send_json({"type": "update", "machines": message["machines"]})
 
-    async def receive_json(self, content: dict, **kwargs) -> None:
-        """The map only listens; anything it sends is ignored."""
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs) -> None:
+        """The map only listens; anything it sends is ignored unread (decoding it as JSON first, as the
+        JSON consumer does, let a frame that is not JSON crash the connection)."""

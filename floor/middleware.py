@@ -1,4 +1,5 @@
-"""Staff see the admin in their own language: Italian by default for Italian-speaking staff."""
+"""Middleware of the whole site: paths no route can name refused up front, and staff see the admin in their
+own language (Italian by default for Italian-speaking staff)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,41 @@ from collections.abc import Awaitable, Callable
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import translation
+from django.utils.decorators import sync_and_async_middleware
 
 from floor.models import StaffProfile
+
+Handler = Callable[[HttpRequest], HttpResponse | Awaitable[HttpResponse]]
+
+
+@sync_and_async_middleware
+def nul_path_refuse(get_response: Handler) -> Handler:
+    """A path with a NUL character is a 404 before any view sees it (JSON on /api/ through
+    floor.api_errors). PostgreSQL text cannot hold NUL, so no code, asset number or id contains one, and
+    a view that looked it up would fail with a database error (a 500) instead of not finding it.
+
+    Sync and async capable, like every middleware here (see StaffLanguageMiddleware)."""
+
+    if iscoroutinefunction(get_response):
+
+        async def middleware_async(request: HttpRequest) -> HttpResponse:
+            _nul_path_check(request)
+            return await get_response(request)
+
+        return middleware_async
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        _nul_path_check(request)
+        return get_response(request)
+
+    return middleware
+
+
+def _nul_path_check(request: HttpRequest) -> None:
+    if "\x00" in request.path:
+        raise Http404("The path contains a NUL character.")
 
 
 class StaffLanguageMiddleware:
@@ -23,7 +55,7 @@ class StaffLanguageMiddleware:
     sync_capable = True
     async_capable = True
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse | Awaitable[HttpResponse]]) -> None:
+    def __init__(self, get_response: Handler) -> None:
         self.get_response = get_response
         if iscoroutinefunction(get_response):
             markcoroutinefunction(self)

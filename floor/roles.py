@@ -53,7 +53,8 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("slots", "machineevent", VIEW),
         Rule("jackpots", "*", VIEW),
         Rule("jackpots", "table", EDIT),
-        Rule("jackpots", "tablekey", ("add",)),
+        # add: issue a table key; change: revoke one (keys are never edited otherwise).
+        Rule("jackpots", "tablekey", ("add", "change")),
         Rule("jackpots", "exchangerate", ("add",)),
         Rule("jackpots", "paytable", ("stage",)),
     ],

@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from floor.admin_changelist import BoundedDateHierarchyMixin
 from floor.admin_keys import keys_issue_response
 from floor.services import credentials_revoke, machine_key_issue
 from jackpots.admin.common import ReadOnlyAdmin, audit
@@ -91,7 +92,7 @@ class SlotMachineAdmin(admin.ModelAdmin):
         return request.user.has_perm("slots.add_machinekey")
 
 
-class CredentialAdmin(admin.ModelAdmin):
+class CredentialAdmin(BoundedDateHierarchyMixin, admin.ModelAdmin):
     """Keys are issued from their machine's or venue's list (so the key can be shown once) and revoked
     here; they are never edited or deleted, so when each was used stays on record."""
 

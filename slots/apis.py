@@ -10,7 +10,6 @@ import orjson
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
-from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
@@ -24,7 +23,7 @@ from slots.apis_schema import (
     request_error_examples,
 )
 from slots.services.auth import principal_authenticate
-from slots.services.errors import REQUEST_ERRORS, RequestRefused
+from slots.services.errors import RequestRefused
 from slots.services.ingest import event_batch_ingest
 from slots.services.parsing import events_decode
 
@@ -139,13 +138,3 @@ class EventsApi(APIView):
         if request.method == "POST":
             self.body = body_read(request._request)
         super().initial(request, *args, **kwargs)
-
-    def handle_exception(self, exc: Exception) -> HttpResponse:
-        if isinstance(exc, RequestRefused):
-            response = _json(exc.status, exc.as_dict())
-            if exc.status == 401:
-                response["WWW-Authenticate"] = 'Bearer realm="events"'
-            return response
-        if isinstance(exc, exceptions.MethodNotAllowed):
-            return _json(405, {"error": "method_not_allowed", "detail": REQUEST_ERRORS["method_not_allowed"]})
-        return super().handle_exception(exc)

@@ -17,6 +17,7 @@ from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from floor.admin_changelist import BoundedDateHierarchyMixin
 from floor.templatetags.money import cents_to_eur
 from jackpots.admin.common import (
     PAY_HIT,
@@ -57,7 +58,7 @@ class OpenFilter(admin.SimpleListFilter):
 
 
 @admin.register(Hit)
-class HitAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     list_display = [
         "id",
         "at",

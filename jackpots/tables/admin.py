@@ -16,6 +16,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from floor.admin_changelist import BoundedDateHierarchyMixin
 from floor.admin_keys import keys_issue_response
 from jackpots.admin.common import ReadOnlyAdmin
 from jackpots.services.errors import EngineError
@@ -32,6 +33,7 @@ from jackpots.tables.models import (
 from jackpots.tables.rules import Hand
 from jackpots.tables.services import table_key_issue
 from jackpots.tables.services.paytables import pay_table_change
+from slots.admin import ActiveKeyFilter, CredentialAdmin
 
 
 class ReadOnlyInline(ReadOnlyAdmin, admin.TabularInline):
@@ -60,6 +62,16 @@ class TableAdmin(admin.ModelAdmin):
 
     def has_issue_key_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("jackpots.add_tablekey")
+
+
+@admin.register(TableKey)
+class TableKeyAdmin(CredentialAdmin):
+    """Table keys are issued from the tables' list and revoked here, like machine and gateway keys."""
+
+    list_display = ("prefix", "table", "created_at", "created_by", "last_used_at", "revoked_at", "active")
+    list_filter = (ActiveKeyFilter, "table__venue")
+    search_fields = ("prefix", "table__code")
+    list_select_related = ("table", "created_by")
 
 
 @admin.register(ExchangeRate)
@@ -207,7 +219,7 @@ class TableSeatInline(ReadOnlyInline):
 
 
 @admin.register(TableRound)
-class TableRoundAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+class TableRoundAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     list_display = ("round_id", "table", "at", "state", "bets_cents", "currency", "rate")
     list_filter = ("state", "table")
     search_fields = ("round_id",)

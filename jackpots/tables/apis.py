@@ -1,4 +1,5 @@
-"""The table rounds API (API.md "Table rounds"): thin views over the round services."""
+"""The table rounds API (API.md "Table rounds"): thin views over the round services. Refusals are raised
+(ApiError, RoundError) and answered in the API's error shape by floor.api_errors."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from floor.api_errors import ApiError
 from floor.credentials import credential_find
 from jackpots.tables.models import Table, TableKey
-from jackpots.tables.round_input import RoundError
 from jackpots.tables.schemas import (
     ROUND_EXAMPLE,
     TABLE_CODE,
@@ -30,22 +31,24 @@ def _json(status: int, content: dict) -> HttpResponse:
     return HttpResponse(orjson.dumps(content), status=status, content_type="application/json")
 
 
-def _error(status: int, code: str, detail: str) -> HttpResponse:
-    return _json(status, {"error": code, "detail": detail})
+def _table(code: str) -> Table:
+    table = Table.objects.select_related("venue", "progressive__pay_table__level").filter(code=code).first()
+    if table is None:
+        raise ApiError(404, "unknown_table", f"There is no table {code}.")
+    return table
 
 
-def _authorized_table(request: Request, code: str) -> Table | HttpResponse:
-    """The table named in the path, if the request carries one of its keys."""
+def _authorized_table(request: Request, code: str) -> Table:
+    """The table named in the path, if the request carries one of its keys (a revoked key is refused on
+    its next request: keys are looked up in the database every time, never cached)."""
     header = request.META.get("HTTP_AUTHORIZATION", "")
     scheme, _, key = header.partition(" ")
     credential = credential_find(TableKey, key.strip()) if scheme.lower() == "bearer" else None
     if credential is None:
-        return _error(401, "unauthorized", "A table key is required: Authorization: Bearer <key>.")
-    table = Table.objects.select_related("venue", "progressive__pay_table__level").filter(code=code).first()
-    if table is None:
-        return _error(404, "unknown_table", f"There is no table {code}.")
+        raise ApiError(401, "unauthorized", "A table key is required: Authorization: Bearer <key>.")
+    table = _table(code)
     if credential.table_id != table.id:
-        return _error(403, "forbidden_table", f"This key belongs to another table, not {code}.")
+        raise ApiError(403, "forbidden_table", f"This key belongs to another table, not {code}.")
     return table
 
 
@@ -79,16 +82,11 @@ class TableRoundsApi(APIView):
     )
     def post(self, request: Request, code: str) -> HttpResponse:
         table = _authorized_table(request, code)
-        if isinstance(table, HttpResponse):
-            return table
         try:
             data = orjson.loads(request.body)
         except orjson.JSONDecodeError:
-            return _error(400, "invalid_json", "The body is not valid JSON.")
-        try:
-            answer, created = round_record(table, data)
-        except RoundError as error:
-            return _error(error.status, error.code, error.detail)
+            raise ApiError(400, "invalid_json") from None
+        answer, created = round_record(table, data)
         return _json(201 if created else 200, answer)
 
 
@@ -119,22 +117,16 @@ class TableRoundVoidApi(APIView):
     )
     def post(self, request: Request, code: str, round_id: str) -> HttpResponse:
         table = _authorized_table(request, code)
-        if isinstance(table, HttpResponse):
-            return table
         reason = ""
         if request.body:
             try:
                 body = orjson.loads(request.body)
             except orjson.JSONDecodeError:
-                return _error(400, "invalid_json", "The body is not valid JSON.")
+                raise ApiError(400, "invalid_json") from None
             reason = body.get("reason", "") if isinstance(body, dict) else ""
             if not isinstance(reason, str):
-                return _error(400, "invalid_reason", "reason must be a string.")
-        try:
-            answer = round_void(table, round_id, reason=reason)
-        except RoundError as error:
-            return _error(error.status, error.code, error.detail)
-        return _json(200, answer)
+                raise ApiError(400, "invalid_reason", "reason must be a string.")
+        return _json(200, round_void(table, round_id, reason=reason))
 
 
 class TableDisplayApi(APIView):
@@ -154,12 +146,4 @@ class TableDisplayApi(APIView):
         },
     )
     def get(self, request: Request, code: str) -> HttpResponse:
-        table = (
-            Table.objects.select_related("venue", "progressive__pay_table__level").filter(code=code).first()
-        )
-        if table is None:
-            return _error(404, "unknown_table", f"There is no table {code}.")
-        try:
-            return _json(200, table_display(table, timezone.now()))
-        except RoundError as error:
-            return _error(error.status, error.code, error.detail)
+        return _json(200, table_display(_table(code), timezone.now()))

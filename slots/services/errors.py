@@ -6,16 +6,17 @@ schema lists these tables, so documentation and behaviour cannot drift apart.
 
 from __future__ import annotations
 
+from floor.api_errors import API_ERRORS, ApiError
 from floor.times import TIME_ERRORS
 
 # Whole-request errors: the request is refused and nothing is stored.
 REQUEST_ERRORS: dict[str, str] = {
     "missing_key": "No Authorization: Bearer <key> header was sent.",
     "invalid_key": "The key is unknown or has been revoked.",
-    "invalid_json": "The body is not valid UTF-8 JSON.",
+    "invalid_json": API_ERRORS["invalid_json"],
     "invalid_body": "The body must be a JSON object with an `events` list.",
     "too_many_events": "A request carries at most 1000 events.",
-    "body_too_large": "The body is larger than 1 MiB.",
+    "body_too_large": API_ERRORS["body_too_large"],
     "method_not_allowed": "Only POST is allowed on this path.",
 }
 
@@ -46,14 +47,8 @@ EVENT_ERRORS: dict[str, str] = {
 }
 
 
-class RequestRefused(Exception):
-    """The whole request is refused with ``status`` and one of REQUEST_ERRORS."""
+class RequestRefused(ApiError):
+    """The whole request is refused with ``status`` and one of REQUEST_ERRORS (answered, like every API
+    error, by floor.api_errors)."""
 
-    def __init__(self, status: int, code: str, detail: str | None = None) -> None:
-        super().__init__(code)
-        self.status = status
-        self.code = code
-        self.detail = detail or REQUEST_ERRORS[code]
-
-    def as_dict(self) -> dict[str, str]:
-        return {"error": self.code, "detail": self.detail}
+    errors = REQUEST_ERRORS

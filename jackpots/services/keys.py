@@ -1,0 +1,46 @@
+"""Revoking any key by what a person has of it: the whole key, or the prefix the admin lists.
+
+Machine, gateway and table keys are revoked (kept on record with ``revoked_at``); a screen's token is
+cleared. A revoked machine or gateway key stops working at once in every process (slots.apps sends the
+revocation generation on the key's save); table keys and screen tokens are looked up afresh on every use.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Model, Q
+
+from floor.credentials import key_digest, screen_token_revoke
+from floor.models import SignageScreen
+from floor.services import credentials_revoke
+from jackpots.services.errors import EngineError
+from jackpots.tables.models import TableKey
+from slots.models import GatewayKey, MachineKey
+
+CREDENTIAL_MODELS = (MachineKey, GatewayKey, TableKey)
+
+
+def key_revoke(text: str) -> str:
+    """Revokes the one active key or screen token that ``text`` names and says which it was; refuses
+    (EngineError) when none does, or when a prefix names several (then the whole key is needed)."""
+    text = text.strip()
+    if not text:
+        raise EngineError("key_not_found", "Give a key or the prefix the admin shows of it.")
+    digest = key_digest(text)
+    found: list[Model] = []
+    for model in CREDENTIAL_MODELS:
+        found += model.objects.filter(Q(digest=digest) | Q(prefix=text), revoked_at__isnull=True)
+    found += SignageScreen.objects.exclude(token_digest="").filter(
+        Q(token_digest=digest) | Q(token_prefix=text)
+    )
+    if not found:
+        raise EngineError("key_not_found", f"No active key or screen token is {text!r} or starts so.")
+    if len(found) > 1:
+        raise EngineError(
+            "key_ambiguous", f"{len(found)} active keys start with {text!r}: give the whole key."
+        )
+    (target,) = found
+    if isinstance(target, SignageScreen):
+        screen_token_revoke(target)
+        return f"screen token of {target.slug}"
+    credentials_revoke([target])
+    return f"{target._meta.verbose_name} {target}"
