@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from floor.api_errors import ApiError
 from floor.credentials import credential_find
 from jackpots.tables.models import Table, TableKey
+from jackpots.tables.round_input import void_reason_parse
 from jackpots.tables.schemas import (
     ROUND_EXAMPLE,
     TABLE_CODE,
@@ -117,16 +118,7 @@ class TableRoundVoidApi(APIView):
     )
     def post(self, request: Request, code: str, round_id: str) -> HttpResponse:
         table = _authorized_table(request, code)
-        reason = ""
-        if request.body:
-            try:
-                body = orjson.loads(request.body)
-            except orjson.JSONDecodeError:
-                raise ApiError(400, "invalid_json") from None
-            reason = body.get("reason", "") if isinstance(body, dict) else ""
-            if not isinstance(reason, str):
-                raise ApiError(400, "invalid_reason", "reason must be a string.")
-        return _json(200, round_void(table, round_id, reason=reason))
+        return _json(200, round_void(table, round_id, reason=void_reason_parse(request.body)))
 
 
 class TableDisplayApi(APIView):

@@ -30,6 +30,26 @@ class RoundError(ApiError):
         super().__init__(status, code, detail)
 
 
+VOID_REASON_MAX = 500
+
+
+def void_reason_parse(body: bytes) -> str:
+    """The optional ``reason`` of a void request: a string of at most VOID_REASON_MAX characters without
+    NUL (PostgreSQL text cannot hold one), or RoundError 400. An empty body is no reason."""
+    if not body:
+        return ""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise RoundError("invalid_json", "The body is not valid UTF-8 JSON.") from None
+    reason = data.get("reason", "") if isinstance(data, dict) else ""
+    if not isinstance(reason, str) or "\x00" in reason or len(reason) > VOID_REASON_MAX:
+        raise RoundError(
+            "invalid_reason", f"reason must be text of at most {VOID_REASON_MAX} characters, without NUL."
+        )
+    return reason
+
+
 @dataclass(frozen=True, slots=True)
 class SeatInput:
     seat: int

@@ -135,7 +135,9 @@ def event_parse(
     seq = raw.get("seq")
     if not _is_int(seq) or not 0 < seq <= BIGINT_MAX:
         raise EventRejected("invalid_seq")
-    type_code = EVENT_TYPES.get(raw.get("type"))  # type: ignore[arg-type]
+    type_name = raw.get("type")
+    # Only a string can name a type: an object or a list is unhashable and would raise in the look-up.
+    type_code = EVENT_TYPES.get(type_name) if isinstance(type_name, str) else None
     if type_code is None:
         raise EventRejected("unknown_type")
     try:
