@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from config.env import (
+    channel_layer_prefix,
     env_bool,
     env_choice,
     env_database,
@@ -164,6 +165,13 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}
     }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Installation isolation and faults ----------------------------------------------------------------
+# Two installations may share one Redis server: each uses its own database number (Celery's queues, the
+# cache) and the channel layer's names carry it, with CHANNEL_LAYER_PREFIX, since pub/sub ignores it.
+CHANNEL_LAYER_PREFIX = env_str("CHANNEL_LAYER_PREFIX", "progressivo")
+if USING_REDIS:
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = channel_layer_prefix(REDIS_URL, CHANNEL_LAYER_PREFIX)
 
 # --- Auth, i18n -------------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
