@@ -6,8 +6,11 @@ slots.services, and a DRF serializer per event would cost more than storing it.
 
 from __future__ import annotations
 
+import logging
+
 import orjson
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import exceptions
@@ -27,6 +30,10 @@ from slots.services.auth import principal_authenticate
 from slots.services.errors import REQUEST_ERRORS, RequestRefused
 from slots.services.ingest import event_batch_ingest
 from slots.services.parsing import events_decode
+
+logger = logging.getLogger(__name__)
+# How long a machine should wait before retrying a post refused because the database is unreachable.
+RETRY_AFTER_SECONDS = 2
 
 
 class EventKeyAuthentication(BaseAuthentication):
@@ -90,6 +97,11 @@ class EventsApi(APIView):
                 description="The body is larger than 1 MiB (body_too_large).",
                 examples=request_error_examples("body_too_large"),
             ),
+            503: OpenApiResponse(
+                RequestErrorSerializer,
+                description="The database is unreachable (database_unavailable); retry after Retry-After.",
+                examples=request_error_examples("database_unavailable"),
+            ),
         },
         examples=[
             OpenApiExample(
@@ -145,6 +157,13 @@ class EventsApi(APIView):
             response = _json(exc.status, exc.as_dict())
             if exc.status == 401:
                 response["WWW-Authenticate"] = 'Bearer realm="events"'
+            return response
+        if isinstance(exc, OperationalError | InterfaceError):
+            # The connection was lost or refused (PostgreSQL restarted or unreachable): the machine
+            # retries the same seqs, which exactly-once makes safe.
+            logger.warning("Events refused with 503, database unreachable: %s", exc)
+            response = _json(503, RequestRefused(503, "database_unavailable").as_dict())
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
             return response
         if isinstance(exc, exceptions.MethodNotAllowed):
             return _json(405, {"error": "method_not_allowed", "detail": REQUEST_ERRORS["method_not_allowed"]})

@@ -15,6 +15,10 @@ REQUEST_ERRORS: dict[str, str] = {
     "too_many_events": "A request carries at most 1000 events.",
     "body_too_large": "The body is larger than 1 MiB.",
     "method_not_allowed": "Only POST is allowed on this path.",
+    "database_unavailable": (
+        "The server could not reach its database; retry after Retry-After seconds "
+        "(events stored before the fault come back as duplicates)."
+    ),
 }
 
 # Per-event errors: the event is listed in `rejected` and changes nothing; the others are kept.
