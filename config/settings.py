@@ -173,11 +173,10 @@ CHANNEL_LAYER_PREFIX = env_str("CHANNEL_LAYER_PREFIX", "progressivo")
 if USING_REDIS:
     CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = channel_layer_prefix(REDIS_URL, CHANNEL_LAYER_PREFIX)
 if USING_POSTGRES and DATABASE_POOL_SIZE:
-    from psycopg_pool import ConnectionPool
-
-    # A pooled connection is checked (one round trip) before it is handed out: after a PostgreSQL
-    # restart the pool would otherwise hand every request a dead connection once.
-    DATABASES["default"]["OPTIONS"]["pool"]["check"] = ConnectionPool.check_connection
+    # With health checks on, Django gives the pool psycopg_pool's check_connection: a pooled connection
+    # is checked (one round trip) before it is handed out. Without it, after a PostgreSQL restart the
+    # pool handed every request a dead connection once.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 # --- Auth, i18n -------------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
