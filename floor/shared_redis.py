@@ -9,7 +9,7 @@ from django.conf import settings
 
 # Sorted set: each consuming worker's hostname, scored by the time (epoch seconds) of its last heartbeat.
 WORKERS_KEY = "progressivo:health:workers"
-# The time (epoch seconds) of beat's last tick.
+# The time (epoch seconds) of beat's last tick. docker-compose.yml's healthchecks read both keys too.
 BEAT_KEY = "progressivo:health:beat"
 
 
