@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 
 import orjson
+import psycopg
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse
@@ -32,6 +33,9 @@ from slots.services.ingest import event_batch_ingest
 from slots.services.parsing import events_decode
 
 logger = logging.getLogger(__name__)
+# A lost or refused database connection, as Django wraps it and as the driver raises it where the batch
+# insert uses psycopg's cursor directly (slots.services.storage).
+CONNECTION_LOST = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 # How long a machine should wait before retrying a post refused because the database is unreachable.
 RETRY_AFTER_SECONDS = 2
 
@@ -158,7 +162,7 @@ class EventsApi(APIView):
             if exc.status == 401:
                 response["WWW-Authenticate"] = 'Bearer realm="events"'
             return response
-        if isinstance(exc, OperationalError | InterfaceError):
+        if isinstance(exc, CONNECTION_LOST):
             # The connection was lost or refused (PostgreSQL restarted or unreachable): the machine
             # retries the same seqs, which exactly-once makes safe.
             logger.warning("Events refused with 503, database unreachable: %s", exc)

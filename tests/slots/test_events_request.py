@@ -6,6 +6,7 @@ import orjson
 import pytest
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
+from psycopg.errors import AdminShutdown
 
 from floor.credentials import credential_issue, credential_revoke
 from slots.models import MachineEvent, MachineKey
@@ -223,8 +224,12 @@ def test_get_is_405_in_the_error_format(machine_key, client):
     [
         ("slots.apis.event_batch_ingest", OperationalError("server closed the connection unexpectedly")),
         ("slots.apis.principal_authenticate", InterfaceError("the connection is closed")),
+        (
+            "slots.services.ingest.events_store",
+            AdminShutdown("terminating connection due to administrator command"),
+        ),
     ],
-    ids=["storing", "key look-up"],
+    ids=["storing", "key look-up", "driver's own error"],
 )
 def test_lost_database_connection_is_503_json_with_retry_after(
     machine, machine_key, client, *, monkeypatch, where, error
