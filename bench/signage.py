@@ -181,11 +181,12 @@ async def publish_observe(redis_url: str, level_id: int, group: str, seen: list[
     """Listens to the Super Spin group on Redis as the pub/sub layer names it: when each publish left the
     worker, to split the latency between the engine and the signs."""
     import msgpack
+    from django.conf import settings
     from redis import asyncio as aioredis
 
     client = aioredis.Redis.from_url(redis_url)
     pubsub = client.pubsub()
-    await pubsub.subscribe(f"asgi__group__{group}")
+    await pubsub.subscribe(f"{settings.CHANNEL_LAYERS['default']['CONFIG']['prefix']}__group__{group}")
     try:
         async for message in pubsub.listen():
             if message["type"] != "message":

@@ -101,3 +101,12 @@ def env_redis(name: str = "REDIS_URL") -> str | None:
     except ValueError:
         raise ImproperlyConfigured(f"{name} has an invalid port: {raw!r}.") from None
     return raw
+
+
+def channel_layer_prefix(redis_url: str, installation: str) -> str:
+    """The channel layer's name prefix for one installation. Redis pub/sub channels ignore the database
+    number, so two installations sharing a Redis server would otherwise hear each other's group messages:
+    the prefix carries the URL's database (``/1`` or ``?db=1``) and the installation's name."""
+    from redis.connection import parse_url
+
+    return f"{installation}.db{parse_url(redis_url).get('db', 0)}."

@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from config.env import (
+    channel_layer_prefix,
     env_bool,
     env_choice,
     env_database,
@@ -165,6 +166,18 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1500}}
     }
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Installation isolation and faults ----------------------------------------------------------------
+# Two installations may share one Redis server: each uses its own database number (Celery's queues, the
+# cache) and the channel layer's names carry it, with CHANNEL_LAYER_PREFIX, since pub/sub ignores it.
+CHANNEL_LAYER_PREFIX = env_str("CHANNEL_LAYER_PREFIX", "progressivo")
+if USING_REDIS:
+    CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = channel_layer_prefix(REDIS_URL, CHANNEL_LAYER_PREFIX)
+if USING_POSTGRES and DATABASE_POOL_SIZE:
+    # With health checks on, Django gives the pool psycopg_pool's check_connection: a pooled connection
+    # is checked (one round trip) before it is handed out. Without it, after a PostgreSQL restart the
+    # pool handed every request a dead connection once.
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 # --- Auth, i18n -------------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

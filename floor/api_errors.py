@@ -15,13 +15,23 @@ It lives in ``floor``, the lowest app, so that every app can import it.
 
 from __future__ import annotations
 
+import logging
+
 import orjson
+import psycopg
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views import defaults
 from rest_framework import exceptions
 
 API_PREFIX = "/api/"
+logger = logging.getLogger(__name__)
+# A lost or refused database connection, as Django wraps it and as the driver raises it where a service
+# uses psycopg's cursor directly (the events insert, slots.services.storage).
+CONNECTION_LOST = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
+# How long a caller should wait before retrying a request refused because the database is unreachable.
+RETRY_AFTER_SECONDS = 2
 
 # Codes shared by every API, each with the sentence that explains it. Codes are never renamed.
 API_ERRORS: dict[str, str] = {
@@ -36,6 +46,10 @@ API_ERRORS: dict[str, str] = {
     "unsupported_media_type": "The body must be JSON (Content-Type: application/json).",
     "throttled": "Too many requests; try again later.",
     "server_error": "The server could not answer this request.",
+    "database_unavailable": (
+        "The server could not reach its database; retry after Retry-After seconds "
+        "(events stored before the fault come back as duplicates)."
+    ),
 }
 
 # DRF's own exceptions by the code this API gives them (a DRF code that is not here keeps its own).
@@ -87,6 +101,13 @@ def api_exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
         exc = exceptions.PermissionDenied()
     if isinstance(exc, RequestDataTooBig):
         return error_response(413, "body_too_large")
+    if isinstance(exc, CONNECTION_LOST):
+        # PostgreSQL restarted or unreachable: nothing of the request was committed, and a retry of the
+        # same events or round is safe (exactly-once), so the honest answer is "later", not a 500.
+        logger.warning("%s refused with 503, database unreachable: %s", request.path if request else "", exc)
+        response = error_response(503, "database_unavailable")
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     if isinstance(exc, ApiError):
         response = error_response(exc.status, exc.code, exc.detail)
     elif isinstance(exc, exceptions.MethodNotAllowed) and view is not None:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from urllib.parse import urlparse
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
 from django.utils import timezone
 
 from floor.access import VIEW_FLOOR_MAP
 from floor.live.publish import room_group
 from floor.live.selectors import room_get, room_tiles
+from floor.origins import websocket_origin_allowed
 
 # Alarms (door, tilt, handpay, power) are pushed at once; going offline by silence and playing/idle
 # changes are not announced by any event: a full snapshot this often catches them.
@@ -22,22 +21,13 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 
 
-def _origin_allowed(headers: dict[bytes, bytes]) -> bool:
-    origin = headers.get(b"origin")
-    if origin is None:
-        return True  # not a browser
-    host = urlparse(origin.decode("latin-1")).hostname or ""
-    allowed = settings.WEBSOCKET_ALLOWED_ORIGINS or settings.ALLOWED_HOSTS
-    return any(entry in {"*", host} or (entry.startswith(".") and host.endswith(entry)) for entry in allowed)
-
-
 class FloorMapConsumer(AsyncJsonWebsocketConsumer):
     room_id: int | None = None
     ticker: asyncio.Task | None = None
 
     async def connect(self) -> None:
         user = self.scope.get("user")
-        if not _origin_allowed(dict(self.scope.get("headers", []))):
+        if not websocket_origin_allowed(self.scope):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         if user is None or not user.is_authenticated or not user.is_staff:

@@ -13,6 +13,7 @@ from django.db import close_old_connections, transaction
 
 from floor.credentials import credential_issue, credential_revoke
 from floor.models import Venue
+from floor.shared_redis import BEAT_KEY, WORKERS_KEY, shared_redis
 from slots.models import GatewayKey, MachineKey, SlotMachine
 
 logger = logging.getLogger(__name__)
@@ -101,3 +102,27 @@ def beat_jobs_loop(ticks: int | None = None, tick_seconds: float = 1.0) -> int:
             break
         time.sleep(max(0.0, tick_seconds - (time.monotonic() - started)))
     return done
+
+
+# --- Heartbeats of the worker and beat (read by /healthz) -----------------------------------------------
+
+
+def worker_heartbeat_record(hostname: str) -> None:
+    """A consuming worker says it is alive (every WORKER_HEARTBEAT_SECONDS, from its own timer)."""
+    client = shared_redis()
+    if client is not None:
+        client.zadd(WORKERS_KEY, {hostname: time.time()})
+
+
+def worker_heartbeat_clear(hostname: str) -> None:
+    """A worker that stops consuming (shut down, or its broker connection lost) is no longer counted."""
+    client = shared_redis()
+    if client is not None:
+        client.zrem(WORKERS_KEY, hostname)
+
+
+def beat_heartbeat_record() -> None:
+    """Beat ticked (it sends the engine's safety-net run every second)."""
+    client = shared_redis()
+    if client is not None:
+        client.set(BEAT_KEY, time.time())

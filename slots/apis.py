@@ -89,6 +89,11 @@ class EventsApi(APIView):
                 description="The body is larger than 1 MiB (body_too_large).",
                 examples=request_error_examples("body_too_large"),
             ),
+            503: OpenApiResponse(
+                RequestErrorSerializer,
+                description="The database is unreachable (database_unavailable); retry after Retry-After.",
+                examples=request_error_examples("database_unavailable"),
+            ),
         },
         examples=[
             OpenApiExample(

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 import orjson
 import pytest
 from django.apps import apps
-from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.utils import timezone

@@ -10,14 +10,14 @@ connection, so a client can count what it missed.
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.utils import timezone
 
+from floor.origins import websocket_origin_allowed
 from jackpots.signage.currency import ScreenContent
 from jackpots.signage.hub import frame_head, frame_text, hub_join, hub_leave
 from jackpots.signage.links import link_watcher
@@ -26,28 +26,6 @@ from jackpots.signage.selectors import screen_authenticate, screen_content
 from jackpots.signage.snapshots import snapshot_share
 
 CLOSE_UNAUTHORIZED = 4401
-
-
-def allowed_origins() -> list[str]:
-    if settings.WEBSOCKET_ALLOWED_ORIGINS:
-        return list(settings.WEBSOCKET_ALLOWED_ORIGINS)
-    hosts = list(settings.ALLOWED_HOSTS)
-    if settings.DEBUG and not hosts:
-        hosts = ["localhost", "127.0.0.1", "[::1]"]
-    return hosts
-
-
-def origin_allowed(scope: dict) -> bool:
-    """The browser's Origin must be one of ours (cross-site websocket hijacking); a client that sends
-    none is refused unless "*" is allowed."""
-    origin = None
-    for name, value in scope.get("headers", []):
-        if name == b"origin":
-            try:
-                origin = urlparse(value.decode("latin1"))
-            except UnicodeDecodeError:
-                return False
-    return OriginValidator(None, allowed_origins()).valid_origin(origin)
 
 
 class SignageConsumer(AsyncWebsocketConsumer):
@@ -61,7 +39,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
         self.update_interval = 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND)
         self.flush_handle: asyncio.TimerHandle | None = None
         self.heartbeat_task: asyncio.Task | None = None
-        if not origin_allowed(self.scope):
+        if not websocket_origin_allowed(self.scope):
             await self.close()  # before accept: the handshake is refused with 403
             return
         slug = self.scope["url_route"]["kwargs"]["screen"]

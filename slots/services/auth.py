@@ -9,16 +9,14 @@ up again, so a revoked key stops working at once in every process for the price 
 
 from __future__ import annotations
 
-import functools
 import logging
 import time
 
-import redis
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 
 from floor.credentials import credential_find, key_digest
+from floor.shared_redis import shared_redis
 from slots.models import GatewayKey, MachineKey
 from slots.services.errors import RequestRefused
 from slots.services.parsing import Principal
@@ -77,25 +75,15 @@ def _revocation_generation() -> int | None:
         return None
 
 
-@functools.cache
-def _shared_redis() -> redis.Redis | None:
-    """One Redis client, and so one connection pool, per process. Django's cache handler gives every
-    request context a client of its own, which under ASGI meant a new Redis connection per request: half
-    of an events request's time, measured with py-spy."""
-    if not settings.USING_REDIS:
-        return None
-    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1)
-
-
 def _generation_read() -> int:
-    client = _shared_redis()
+    client = shared_redis()
     if client is None:  # the embedded default: one process, its local cache is shared by its threads
         return int(cache.get(REVOCATION_GENERATION_KEY, 0))
     return int(client.get(REVOCATION_GENERATION_KEY) or 0)
 
 
 def _generation_bump() -> None:
-    client = _shared_redis()
+    client = shared_redis()
     if client is None:
         cache.add(REVOCATION_GENERATION_KEY, 0, timeout=None)
         cache.incr(REVOCATION_GENERATION_KEY)

@@ -18,6 +18,7 @@ REQUEST_ERRORS: dict[str, str] = {
     "too_many_events": "A request carries at most 1000 events.",
     "body_too_large": API_ERRORS["body_too_large"],
     "method_not_allowed": "Only POST is allowed on this path.",
+    "database_unavailable": API_ERRORS["database_unavailable"],
 }
 
 # Per-event errors: the event is listed in `rejected` and changes nothing; the others are kept.

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -16,6 +15,7 @@ from floor.times import time_window
 from jackpots.tasks import contributions_apply_task
 from slots import selectors
 from slots.models import MachineAlert, MachineEvent
+from slots.services.engine_notify import engine_notifier
 from slots.services.machines import machines_touch
 from slots.services.meters import meters_apply
 from slots.services.parsing import (
@@ -185,18 +185,10 @@ def _conflict_detail(event: ParsedEvent) -> str:
     )
 
 
-# A worker's engine run applies every pending event, so a process that asked for one in the last
-# ENGINE_NOTIFY_INTERVAL seconds need not ask again: at high rates this saves a broker round trip per
-# request, and the beat's run every second picks up whatever the last asked-for run began too early to see.
-# In eager mode (no worker) every request runs the engine itself, so nothing is skipped there.
-ENGINE_NOTIFY_INTERVAL = 0.1
-_engine_notified_at = [float("-inf")]
-
-
 def _engine_notify() -> None:
-    if not settings.CELERY_TASK_ALWAYS_EAGER:
-        now = time.monotonic()
-        if now - _engine_notified_at[0] < ENGINE_NOTIFY_INTERVAL:
-            return
-        _engine_notified_at[0] = now
-    contributions_apply_task.delay()
+    """Eager (no worker): the engine runs here and now. With a worker: the process's notifier asks it
+    (slots.services.engine_notify), so the request neither waits on the broker nor fails with it."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        contributions_apply_task.delay()
+    else:
+        engine_notifier.notify()

@@ -154,3 +154,20 @@ def test_a_crash_under_api_is_a_json_500(client, monkeypatch) -> None:
 def test_a_session_cookie_with_a_nul_is_no_session(client, path) -> None:
     response = client.get(path, HTTP_COOKIE='sessionid="abcdefghij\\000"')
     assert response.status_code in {200, 302}
+
+
+def test_a_lost_database_under_any_api_is_a_json_503(client, monkeypatch) -> None:
+    """Not only the events API: every /api/ view answers a lost database connection with 503 and
+    Retry-After (API.md), through the one error handler."""
+    from django.db import OperationalError
+
+    from jackpots import apis
+
+    def lost():
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(apis, "progressives_list", lost)
+    response = client.get("/api/v1/jackpots")
+    assert response.status_code == 503
+    assert response["Retry-After"] == "2"
+    assert _error(response)["error"] == "database_unavailable"

@@ -114,10 +114,9 @@ async def db_threads_closed():
     await sync_to_async(connections.close_all)()
 
 
-def _communicator(user, path="/ws/floor/NOG/1/", origin=b"http://testserver"):
-    communicator = WebsocketCommunicator(
-        URLRouter(websocket_urlpatterns), path, headers=[(b"origin", origin)]
-    )
+def _communicator(user, path="/ws/floor/NOG/1/", origin: bytes | None = b"http://testserver"):
+    headers = [] if origin is None else [(b"origin", origin)]
+    communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), path, headers=headers)
     communicator.scope["user"] = user
     return communicator
 
@@ -199,6 +198,16 @@ async def test_socket_refused(request, room, who, db_threads_closed):
     connected, code = await communicator.connect()
     assert not connected
     assert code == (4404 if who == "no_room" else 4403)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_socket_without_origin_is_served_on_the_session(manager, room, db_threads_closed):
+    """Not a browser (browsers always send Origin): the session decides, as for the signs' token."""
+    communicator = _communicator(manager, origin=None)
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await communicator.receive_json_from())["type"] == "snapshot"
+    await communicator.disconnect()
 
 
 @pytest.mark.django_db(transaction=True)

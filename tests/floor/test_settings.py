@@ -158,3 +158,15 @@ def test_choices(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LANGUAGE_CODE", "fr")
     with pytest.raises(ImproperlyConfigured, match="LANGUAGE_CODE must be one of en, it, not 'fr'"):
         env_choice("LANGUAGE_CODE", "en", ("en", "it"))
+
+
+def test_pooled_connections_are_checked_before_they_are_handed_out(tmp_path) -> None:
+    """After a PostgreSQL restart the pool holds dead connections: each is checked when taken."""
+    code = (
+        "from django.db import connection; from psycopg_pool import ConnectionPool as P; "
+        "print(connection.pool._check is P.check_connection)"
+    )
+    env = {**PRODUCTION, "DATABASE_URL": "postgres://u@127.0.0.1:1/p", "DATABASE_POOL_SIZE": "3"}
+    result = _manage(["shell", "--no-imports", "-c", code], env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.test import override_settings
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from slots.models import MachineAlert, MachineEvent, SlotMachine
+from slots.services.engine_notify import EngineNotifier, engine_notifier
 from tests.factories import SlotMachineFactory
 from tests.slots.conftest import at, game, meters_event
 
@@ -142,25 +146,78 @@ def test_an_older_status_arriving_late_does_not_overwrite_a_newer_one(machine, m
     assert MachineEvent.objects.count() == 2
 
 
+def calls_until(calls: list, count: int, timeout: float = 3.0) -> list:
+    deadline = time.monotonic() + timeout
+    while len(calls) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.3)  # and nothing more comes
+    return calls
+
+
 @override_settings(CELERY_TASK_ALWAYS_EAGER=False)
-def test_with_a_worker_a_process_asks_the_engine_at_most_every_tenth_of_a_second(
+def test_with_a_worker_the_last_events_of_a_burst_get_their_own_engine_run(
+    machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
+):
+    """Three posts within the notify interval: the first asks the engine at once, the later two share one
+    more run asked after their commit, so no event waits for a later request (or for beat)."""
+    from slots.services import ingest
+
+    calls = []
+    monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(time.monotonic()))
+    monkeypatch.setattr(engine_notifier, "interval", 1.0)
+    for seq in (1, 2, 3):
+        with django_capture_on_commit_callbacks(execute=True):
+            post_events([game(machine, seq)], key=machine_key)
+        last_commit_at = time.monotonic()
+    assert len(calls_until(calls, 2)) == 2
+    assert calls[1] - calls[0] >= 1.0
+    assert calls[1] >= last_commit_at
+
+
+def test_notifier_sends_at_most_every_interval_and_always_after_the_last_flag():
+    sent = []
+    notifier = EngineNotifier(lambda: sent.append(time.monotonic()), interval=0.2)
+    notifier.notify()
+    flags = []
+    for _ in range(5):
+        notifier.notify()
+        flags.append(time.monotonic())
+        time.sleep(0.02)
+    assert len(calls_until(sent, 2)) == 2
+    assert sent[1] - sent[0] >= 0.2
+    assert sent[1] >= flags[-1]
+
+
+def test_notifier_keeps_asking_while_the_broker_is_down():
+    attempts = []
+
+    def send() -> None:
+        attempts.append(time.monotonic())
+        if len(attempts) < 3:
+            raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    notifier = EngineNotifier(send, interval=0.01, retry=0.05)
+    notifier.notify()
+    assert len(calls_until(attempts, 3)) == 3, "two refusals, then the broker takes the task, once"
+
+
+@override_settings(CELERY_TASK_ALWAYS_EAGER=False)
+def test_with_the_broker_down_events_are_stored_and_answered_200(
     machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
 ):
     from slots.services import ingest
 
-    calls = []
-    monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(1))
-    monkeypatch.setattr(ingest, "_engine_notified_at", [float("-inf")])
-    clock = [1000.0]
-    monkeypatch.setattr(ingest.time, "monotonic", lambda: clock[0])
-    for seq, step in ((1, 0.05), (2, 0.06), (3, 0.0)):
-        with django_capture_on_commit_callbacks(execute=True):
-            post_events([game(machine, seq)], key=machine_key)
-        clock[0] += step
-    # Asked at 1000.0, not at 1000.05 (too soon), again at 1000.11.
-    assert calls == [1, 1]
+    def refused() -> None:
+        raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(ingest.contributions_apply_task, "delay", refused)
+    with django_capture_on_commit_callbacks(execute=True):
+        status, body = post_events([game(machine, 1), game(machine, 2)], key=machine_key)
+    assert (status, body) == (200, {"accepted": 2, "duplicates": 0, "rejected": []})
+    assert MachineEvent.objects.filter(machine=machine, pending=True).count() == 2
 
 
+@override_settings(CELERY_TASK_ALWAYS_EAGER=True)
 def test_engine_is_asked_once_per_request_after_commit(
     machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
 ):
@@ -168,7 +225,6 @@ def test_engine_is_asked_once_per_request_after_commit(
 
     calls = []
     monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(1))
-    monkeypatch.setattr(ingest, "_engine_notified_at", [float("-inf")])
     with django_capture_on_commit_callbacks(execute=True):
         post_events([game(machine, seq) for seq in range(1, 51)], key=machine_key)
     assert calls == [1]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from django.db import InterfaceError, OperationalError
 from django.utils import timezone
+from psycopg.errors import AdminShutdown
 
 from floor.credentials import credential_issue, credential_revoke
 from slots.models import MachineEvent, MachineKey
@@ -212,3 +214,42 @@ def test_get_is_405_in_the_error_format(machine_key, client):
         "error": "method_not_allowed",
         "detail": "Only POST is allowed on this path.",
     }
+
+
+# --- Database faults --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "where, error",
+    [
+        ("slots.apis.event_batch_ingest", OperationalError("server closed the connection unexpectedly")),
+        ("slots.apis.principal_authenticate", InterfaceError("the connection is closed")),
+        (
+            "slots.services.ingest.events_store",
+            AdminShutdown("terminating connection due to administrator command"),
+        ),
+    ],
+    ids=["storing", "key look-up", "driver's own error"],
+)
+def test_lost_database_connection_is_503_json_with_retry_after(
+    machine, machine_key, client, *, monkeypatch, where, error
+):
+    def lost(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(where, lost)
+    response = client.post(
+        "/api/v1/events",
+        data=orjson.dumps({"events": [game(machine, 1)]}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {machine_key}",
+    )
+    assert response.status_code == 503
+    assert response["Content-Type"] == "application/json"
+    assert response["Retry-After"] == "2"
+    assert orjson.loads(response.content) == {
+        "error": "database_unavailable",
+        "detail": "The server could not reach its database; retry after Retry-After seconds "
+        "(events stored before the fault come back as duplicates).",
+    }
+    assert MachineEvent.objects.count() == 0

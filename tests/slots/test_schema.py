@@ -65,7 +65,7 @@ def test_schema_documents_every_code_and_error_response(client):
 
     document = yaml.safe_load(client.get("/api/schema/").content)
     operation = document["paths"]["/api/v1/events"]["post"]
-    assert set(operation["responses"]) == {"200", "400", "401", "413"}
+    assert set(operation["responses"]) == {"200", "400", "401", "413", "503"}
     components = document["components"]["schemas"]
     assert components["RejectedEventErrorEnum"]["enum"] == list(EVENT_ERRORS)
     assert components["RequestErrorErrorEnum"]["enum"] == list(REQUEST_ERRORS)

@@ -114,13 +114,24 @@ async def test_bad_token_is_closed_with_4401(sign_setup: SignSetup, case: str) -
 
 @pytest.mark.parametrize(
     "headers",
-    [[(b"origin", b"http://evil.example")], [(b"origin", b"null")], []],
-    ids=["other", "null", "none"],
+    [[(b"origin", b"http://evil.example")], [(b"origin", b"null")], [(b"origin", b"http://testserver.evil")]],
+    ids=["other", "null", "suffix"],
 )
-async def test_disallowed_origin_is_refused_at_handshake(sign_setup: SignSetup, headers) -> None:
+async def test_foreign_origin_is_refused_at_handshake(sign_setup: SignSetup, headers) -> None:
     communicator = WebsocketCommunicator(application, sign_setup.path, headers=headers)
-    connected, _ = await communicator.connect()
-    assert connected is False
+    connected, code = await communicator.connect()
+    assert (connected, code) == (False, 1000)
+
+
+async def test_client_without_origin_is_served_on_its_token(sign_setup: SignSetup) -> None:
+    """A sign player that is not a browser sends no Origin: its token is the credential."""
+    sign = await open_sign(sign_setup, headers=[])
+    snapshot = await sign.receive_json_from(timeout=3)
+    assert (snapshot["type"], snapshot["n"]) == ("snapshot", 1)
+    await sign.disconnect()
+    wrong = await open_sign(sign_setup, path=f"{sign_setup.path}x", headers=[])
+    assert await wrong.receive_output(timeout=3) == {"type": "websocket.close", "code": 4401}
+    await wrong.wait()
 
 
 async def test_configured_origins_replace_allowed_hosts(sign_setup: SignSetup, settings) -> None:
