@@ -34,8 +34,8 @@ def _error(status: int, code: str, detail: str) -> HttpResponse:
     return _json(status, {"error": code, "detail": detail})
 
 
-def _authorized_table(request: Request, code: str) -> Table | HttpResponse:
-    """The table named in the path, if the request carries one of its keys."""
+def _authorized_table(request: Request, code: str) -> tuple[Table, TableKey] | HttpResponse:
+    """The table named in the path and the key the request carries, if it is one of the table's."""
     header = request.META.get("HTTP_AUTHORIZATION", "")
     scheme, _, key = header.partition(" ")
     credential = credential_find(TableKey, key.strip()) if scheme.lower() == "bearer" else None
@@ -46,7 +46,7 @@ def _authorized_table(request: Request, code: str) -> Table | HttpResponse:
         return _error(404, "unknown_table", f"There is no table {code}.")
     if credential.table_id != table.id:
         return _error(403, "forbidden_table", f"This key belongs to another table, not {code}.")
-    return table
+    return table, credential
 
 
 class TableRoundsApi(APIView):
@@ -78,15 +78,16 @@ class TableRoundsApi(APIView):
         },
     )
     def post(self, request: Request, code: str) -> HttpResponse:
-        table = _authorized_table(request, code)
-        if isinstance(table, HttpResponse):
-            return table
+        authorized = _authorized_table(request, code)
+        if isinstance(authorized, HttpResponse):
+            return authorized
+        table, key = authorized
         try:
             data = orjson.loads(request.body)
         except orjson.JSONDecodeError:
             return _error(400, "invalid_json", "The body is not valid JSON.")
         try:
-            answer, created = round_record(table, data)
+            answer, created = round_record(table, data, key=key)
         except RoundError as error:
             return _error(error.status, error.code, error.detail)
         return _json(201 if created else 200, answer)
@@ -118,9 +119,10 @@ class TableRoundVoidApi(APIView):
         },
     )
     def post(self, request: Request, code: str, round_id: str) -> HttpResponse:
-        table = _authorized_table(request, code)
-        if isinstance(table, HttpResponse):
-            return table
+        authorized = _authorized_table(request, code)
+        if isinstance(authorized, HttpResponse):
+            return authorized
+        table, _key = authorized
         reason = ""
         if request.body:
             try:
