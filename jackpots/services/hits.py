@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Min
+from django.db.models import Max, Min, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -184,9 +184,8 @@ def _threshold_cents(hit: Hit) -> int:
     if hit.machine_id is not None:
         return hit.machine.room.venue.handpay_threshold_cents
     if hit.kind == HitKind.TABLE:
-        lowest = Table.objects.filter(rounds__seat_rows__share__hit=hit).aggregate(
-            lowest=Min("venue__handpay_threshold_cents")
-        )["lowest"]
+        won = Q(rounds__seat_rows__share__hit=hit) | Q(rounds__seat_rows__fixed_hit=hit)
+        lowest = Table.objects.filter(won).aggregate(lowest=Min("venue__handpay_threshold_cents"))["lowest"]
         if lowest is not None:
             return lowest
     return settings.HANDPAY_THRESHOLD_CENTS
@@ -262,6 +261,21 @@ def _voidable(hit: Hit) -> bool:
     return hit.state == Hit.State.PAID and hit.paid_by_table_id is not None
 
 
+def hits_took_from_level(hits: Hit | QuerySet[Hit]) -> bool:
+    """Whether the hit (or any of the hits) took its award from the level: a fixed prize moves nothing."""
+    award = Q(kind__in=[LedgerEntry.Kind.HIT, LedgerEntry.Kind.AWARD])
+    if isinstance(hits, Hit):
+        return hits.ledger.filter(award).exists()
+    return LedgerEntry.objects.filter(award, hit__in=hits).exists()
+
+
+def _void_record(hit: Hit, user, reason: str, now: datetime | None = None) -> Hit:
+    hit.state, hit.voided_by, hit.void_reason = Hit.State.VOIDED, user, reason.strip()
+    hit.voided_at = now or timezone.now()
+    hit.save(update_fields=["state", "voided_by", "voided_at", "void_reason"])
+    return hit
+
+
 def _award_row_id(award_rows: list[LedgerEntry]) -> int:
     """The ledger row the hit took its award in (0 for a fixed prize, which moves nothing)."""
     return max((entry.id for entry in award_rows), default=0)
@@ -285,8 +299,11 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
                 _("Hit %(hit)s is %(state)s; only an unpaid hit or one paid at the table can be voided.")
                 % {"hit": hit.pk, "state": hit.get_state_display().lower()},
             )
+        if not hits_took_from_level(hit):
+            # A fixed prize the house pays: nothing to restore, and no later hit depends on it.
+            return _void_record(hit, user, reason)
         later = Hit.objects.filter(level=level, number__gt=hit.number).exclude(state=Hit.State.VOIDED)
-        if later.exists():
+        if hits_took_from_level(later):
             raise EngineError("later_hit", _("A later hit on this level must be voided first."))
         # Each award bumps the level's value sequence, so hits sharing one are winners of the same award.
         shared = Hit.objects.filter(level=level, cycle=hit.cycle, level_seq=hit.level_seq).exclude(pk=hit.pk)
@@ -339,8 +356,7 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
         )
         entry.save()
         machine_parts_insert([(entry, void_parts(entry, wagers_since(level.id, _award_row_id(award_rows))))])
-        hit.state, hit.voided_by, hit.voided_at, hit.void_reason = Hit.State.VOIDED, user, now, reason.strip()
-        hit.save(update_fields=["state", "voided_by", "voided_at", "void_reason"])
+        _void_record(hit, user, reason, now)
         level_ids = [level.id]
         transaction.on_commit(lambda: publish.levels_changed(level_ids))
     return hit

@@ -108,3 +108,35 @@ def test_the_liability_report_equals_independent_sums(linked) -> None:
     euro = jackpot_liability().per_currency["EUR"]
     assert euro.unpaid_cents == 1_000_035 + 100_000
     assert Progressive.objects.filter(currency="EUR").count() == 3
+
+
+def test_a_fixed_prize_at_or_above_the_threshold_is_a_hit_waiting_for_two_people() -> None:
+    t = tables_ready()
+    # A 6-card straight flush (2 to 7 of clubs, €5,000) and a 5-card one (9 to K of hearts, €250).
+    answer = t.post(
+        "NOG-CHE-1",
+        body("C-1", [seat(1, "3C 5C", bet=500), seat(2, "KD JS", bet=100)], community="2C 4C 6C 7C 9D"),
+    ).json()
+    assert [(s["hand"], s["award"]["amount"], s["award"]["handpay"]) for s in answer["seats"]] == [
+        ("straight_flush_6", 500_000, True),
+        ("high_card", 0, False),
+    ]
+    hit = Hit.objects.get()
+    assert (hit.kind, hit.amount_cents, hit.state, hit.table_seat.seat) == ("table", 500_000, "hit", 1)
+    # It moves nothing on the level: the house pays it.
+    level = t.level("NOG-CHE-1")
+    assert (level.current_mc, level.reserve_mc, level.total_won_cents) == (72_000, 18_000, 0)
+    assert _unpaid("Jumbo 7 Jackpot") == 500_000
+    anna, bruno = _people()
+    hit_pay(hit_verify(hit_verify(hit, anna), bruno), bruno)
+    assert _unpaid("Jumbo 7 Jackpot") == 0
+    assert_conserved(level)
+
+
+def test_a_fixed_prize_under_the_threshold_is_paid_at_the_table_without_a_hit() -> None:
+    t = tables_ready()
+    answer = t.post("NOG-CHE-1", body("C-1", [seat(1, "KH QH", bet=100)], community="9H TH JH 2C 4D")).json()
+    assert (answer["seats"][0]["hand"], answer["seats"][0]["award"]["amount"]) == ("straight_flush_5", 25_000)
+    assert answer["seats"][0]["award"]["handpay"] is False
+    assert Hit.objects.count() == 0
+    assert _unpaid("Jumbo 7 Jackpot") == 0

@@ -45,6 +45,7 @@ def _voided_award() -> dict:
         "progressive": False,
         "provisional": False,
         "final_at": None,
+        "handpay": False,
     }
 
 
@@ -152,3 +153,33 @@ def test_the_audit_reports_the_parts_of_a_live_prize_that_do_not_add_up() -> Non
     assert [str(d) for d in jackpots_audit()[1]] == [
         f"level {share.level_id}: shared prize {share.id}: its parts add up to 100002 cents, not 100003"
     ]
+
+
+def test_voiding_a_fixed_prize_in_the_admin_voids_the_seats_prize(client, manager) -> None:
+    t = tables_ready()
+    # A 6-card straight flush (2 to 7 of clubs): €5,000 fixed, over the €1,200 threshold.
+    t.post("NOG-CHE-1", body("C-1", [seat(1, "3C 5C", bet=500)], community="2C 4C 6C 7C 9D"))
+    hit = Hit.objects.get()
+    _admin_void(client, manager, hit)
+    hit.refresh_from_db()
+    assert (hit.state, hit.voided_by) == (Hit.State.VOIDED, manager)
+    assert _parts() == [("C-1", 0, 0)]
+    assert TableSeat.objects.get().fixed_cents == 0
+    assert _award(TableRound.objects.get().response) == _voided_award()
+    # The round stays voidable: its bet is refunded and taken back out of the level.
+    answer = t.void("NOG-CHE-1", "C-1")
+    assert (answer.status_code, answer.json()["refunds"]) == (200, [{"seat": 1, "jackpot_bet": 500}])
+    level = t.level("NOG-CHE-1")
+    assert (level.current_mc, level.reserve_mc) == (0, 0)
+    assert jackpots_audit()[1] == []
+
+
+def test_a_round_void_voids_its_fixed_prize_waiting_for_the_floor() -> None:
+    t = tables_ready()
+    t.post("NOG-CHE-1", body("C-1", [seat(1, "3C 5C", bet=500)], community="2C 4C 6C 7C 9D"))
+    # A later round with a prize of its own does not stop the void: a fixed prize counted no bets.
+    t.post("VEN-CHE-1", body("C-2", [seat(1, "3H 5H", bet=500)], community="2H 4H 6H 7H 9D", seconds=5))
+    assert t.void("NOG-CHE-1", "C-1").status_code == 200
+    assert list(Hit.objects.order_by("number").values_list("state", flat=True)) == ["voided", "hit"]
+    assert _parts() == [("C-1", 0, 0), ("C-2", 0, 500_000)]
+    assert jackpots_audit()[1] == []

@@ -6,16 +6,18 @@ for each prize taken from the level), fixed prizes are paid by the house and lea
 Voids are in ``voids``.
 
 Who pays a table prize (Nevada MICS two-person rule, as for machine handpays, rule 8):
-- Fixed prizes are paid at the table by the dealer when the round is recorded: they never come out of the
-  progressive and have no hit.
+- A fixed prize never comes out of the progressive. Under the threshold the dealer pays it when the round
+  is recorded and there is no hit; at or above it it is a hit of its own (it moves nothing on the level)
+  that waits in the hits queue for two people, then the floor pays it.
 - A percentage prize is one engine Hit. Under the two-person threshold of the venue of the table that won
   it (``floor.Venue.handpay_threshold_cents``) it is paid at the table when the round is recorded: the hit
   is recorded paid at once, with the table and the key that posted the round as the payer, and the table
   pays each seat the part its round's answer gives once ``final_at`` has passed (a later winner in the
   window still divides it). At or above the threshold the hit waits in the hits queue: verified by one
   person, verified again by a different one, then paid by the floor, like a machine's handpay.
-- So the liability report's "won, unpaid" holds exactly the percentage prizes at or above the threshold
-  that the floor has not paid yet.
+- So the liability report's "won, unpaid" holds exactly the table prizes at or above the threshold that
+  the floor has not paid yet, and a seat's answer says ``handpay: true`` for them: the table does not pay
+  them from its float.
 """
 
 from __future__ import annotations
@@ -137,6 +139,10 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
     # pays nothing and is never divided again.
     prize = seat.share if seat.share_id is not None and not seat.share.voided else None
     final_at = prize.closes_at.isoformat() if prize is not None else None
+    # What the floor pays (two people verify), not the table: a prize at or above the threshold.
+    handpay = (seat.fixed_hit_id is not None and seat.fixed_hit.state != Hit.State.VOIDED) or (
+        prize is not None and prize.hit.paid_by_table_id is None
+    )
     contribution_cents = seat.contribution_mc // core.MC_PER_CENT
     return {
         "seat": seat.seat,
@@ -160,6 +166,7 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
             "progressive": prize is not None,
             "provisional": final_at is not None,
             "final_at": final_at,
+            "handpay": handpay,
         },
     }
 
@@ -178,7 +185,7 @@ def answer_as_of(answer: dict, now: datetime) -> dict:
 def round_answer(round_: TableRound, seats: list[TableSeat] | None = None) -> dict:
     """The round as the API answers it; ``seats`` when the caller holds them up to date."""
     if seats is None:
-        seats = list(round_.seat_rows.select_related("share").order_by("seat"))
+        seats = list(round_.seat_rows.select_related("share__hit", "fixed_hit").order_by("seat"))
     return {
         "round": round_.round_id,
         "table": round_.table.code,
@@ -337,6 +344,8 @@ def _round_write(
         line = lines.get(seat.hand)
         if line is not None and line.kind == PayLine.Kind.FIXED:
             seat.fixed_cents = line.fixed_cents
+            if seat.fixed_cents >= table.venue.handpay_threshold_cents:
+                seat.fixed_hit = _fixed_hit_record(level, state, parsed.at, seat.fixed_cents, reference)
         seat.award_cents = convert_cents(seat.fixed_cents, rate.rate)
     TableSeat.objects.bulk_create(seats)
     for hit in hits:  # the seats give the venue, and so the threshold
@@ -353,6 +362,16 @@ def _round_write(
     for hit in hits:
         transaction.on_commit(lambda hit_id=hit.id: publish.hit_announced(hit_id))
     return round_.response
+
+
+def _fixed_hit_record(level: Level, state: core.State, at: datetime, cents: int, reference: str) -> Hit:
+    """A fixed prize at or above the two-person threshold: a hit in the queue that moves nothing on the
+    level (the house pays it). Recorded after the round's percentage prizes, so it never shares their
+    value sequence (the engine's mark of the winners of one award)."""
+    recorded = award_record_locked(
+        level, state, at=at, kind=HitKind.TABLE, mode=core.AwardMode.FIXED, value=cents, reference=reference
+    )
+    return recorded.hits[0]
 
 
 def _movement_add(a: core.Movement, b: core.Movement) -> core.Movement:
