@@ -9,6 +9,8 @@ For each level it checks that
 - the level's current, reserve, overflow, wagered, total won and carry equal the ledger's replay, and the
   amount is not below the reset value;
 - each award row takes out exactly what its hits were paid;
+- a table prize whose hit is voided is voided everywhere (its record, every seat's part or fixed prize),
+  and the parts of a standing one among the rounds still recorded add up to it;
 - each batch's contribution row is split over its machines exactly as the largest-remainder allocation of
   the row over the raw events' wagers per machine gives (``machine_split``), and each void's correction of
   contributions over the machines' wagers since its hit;
@@ -27,13 +29,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import connection
-from django.db.models import F, Window
+from django.db.models import F, Q, Sum, Window
 from django.db.models.functions import Lag
 
 from jackpots.models import Hit, LedgerEntry, Level, MachineContribution
 from jackpots.services import core
 from jackpots.services.levels import snapshot_state
 from jackpots.services.machine_split import PART_COLUMNS, Part, contribution_parts, void_parts
+from jackpots.tables.models import PrizeShare, TableRound, TableSeat
 from slots.models import MachineEvent, MeterDelta
 from slots.services.meters import meter_ceiling, plausibility_rule
 
@@ -93,6 +96,25 @@ def _split_audit(
         f"ledger row {entry.id}: its {len(stored)} machine rows (wagered, current, reserve, overflow, "
         f"contributed: {sums}) are not the allocation of the row over {len(expected)} machines"
     )
+
+
+def _table_prizes_audit(level: Level, bad: Callable[[str], None]) -> None:
+    standing = (
+        PrizeShare.objects.filter(level=level, hit__state=Hit.State.VOIDED)
+        .filter(Q(voided=False) | Q(seats__share_cents__gt=0))
+        .distinct()
+        .order_by("id")
+    )
+    for share in standing:
+        bad(f"shared prize {share.id}: its hit {share.hit_id} is voided, the prize or a seat's part stands")
+    fixed = TableSeat.objects.filter(round__level=level, fixed_hit__state=Hit.State.VOIDED, fixed_cents__gt=0)
+    for seat in fixed.order_by("id"):
+        bad(f"seat {seat.id}: its fixed prize's hit {seat.fixed_hit_id} is voided, the prize stands")
+    recorded = Q(seats__round__state=TableRound.State.RECORDED)
+    live = PrizeShare.objects.filter(level=level, voided=False).exclude(hit__state=Hit.State.VOIDED)
+    for share in live.annotate(parts=Sum("seats__share_cents", filter=recorded)).order_by("id"):
+        if (share.parts or 0) != share.prize_cents:
+            bad(f"shared prize {share.id}: its parts add up to {share.parts} cents, not {share.prize_cents}")
 
 
 def level_audit(level: Level) -> list[Discrepancy]:
@@ -178,6 +200,7 @@ def level_audit(level: Level) -> list[Discrepancy]:
     for name, (stored, replayed) in expected.items():
         if stored != replayed:
             bad(f"{name} is {stored}, the ledger gives {replayed}")
+    _table_prizes_audit(level, bad)
     if level.current_mc < level.reset_mc:
         bad(f"current {level.current_mc} mc is below the reset value {level.reset_mc} mc")
     found.extend(trigger_audit(level))

@@ -158,6 +158,24 @@ class Hit(models.Model):
         verbose_name=_("paid by"),
     )
     paid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("paid at"))
+    # A table prize under the venue's two-person threshold is paid at the table when its round is
+    # recorded (jackpots.tables.services.rounds): the table and the key that posted the round are the payer.
+    paid_by_table = models.ForeignKey(
+        "jackpots.Table",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("paid at the table"),
+    )
+    paid_by_key = models.ForeignKey(
+        "jackpots.TableKey",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("paid with the table key"),
+    )
     voided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

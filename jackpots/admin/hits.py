@@ -27,8 +27,9 @@ from jackpots.admin.common import (
     ReadOnlyAdmin,
     audit,
 )
-from jackpots.models import Hit
+from jackpots.models import Hit, HitKind
 from jackpots.services import EngineError, hit_pay, hit_verify, hit_void
+from jackpots.tables.services import table_hit_void
 
 
 class VoidForm(forms.Form):
@@ -70,7 +71,7 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "state",
         "verified_by",
         "second_verified_by",
-        "paid_by",
+        "payer",
     ]
     list_filter = [OpenFilter, "state", "machine__room__venue", "kind", "level__progressive"]
     list_select_related = [
@@ -79,6 +80,7 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "verified_by",
         "second_verified_by",
         "paid_by",
+        "paid_by_table",
     ]
     search_fields = ["machine__asset_number", "level__name", "level__progressive__name"]
     ordering = ["-at", "-id"]
@@ -103,6 +105,8 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "second_verified_by",
         "second_verified_at",
         "paid_by",
+        "paid_by_table",
+        "paid_by_key",
         "paid_at",
         "voided_by",
         "voided_at",
@@ -121,6 +125,13 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     @admin.display(description=gettext_lazy("venue"), ordering="machine__room__venue__code")
     def venue(self, hit: Hit) -> str:
         return hit.machine.room.venue.code if hit.machine_id else "-"
+
+    @admin.display(description=gettext_lazy("paid by"))
+    def payer(self, hit: Hit) -> str:
+        """Who paid: a person of the floor, or the table that paid a prize under the threshold."""
+        if hit.paid_by_table_id is not None:
+            return _("table %(code)s") % {"code": hit.paid_by_table.code}
+        return str(hit.paid_by) if hit.paid_by_id else "-"
 
     # --- permissions: nothing is edited or deleted here; the actions are the only writes ---------------
     def has_verify_permission(self, request: HttpRequest) -> bool:
@@ -177,7 +188,10 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
                 request,
                 queryset,
                 "void",
-                lambda hit: hit_void(hit, request.user, reason),
+                # A table prize is voided everywhere (its seats and rounds too), as a round's void does.
+                lambda hit: (table_hit_void if hit.kind == HitKind.TABLE else hit_void)(
+                    hit, request.user, reason
+                ),
                 _("Voided: %(reason)s") % {"reason": reason},
             )
             return None

@@ -14,12 +14,12 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max, Min
+from django.db.models import Max, Min, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from jackpots import publish
-from jackpots.models import Hit, HitKind, LedgerEntry, Level, LevelChange, Table
+from jackpots.models import Hit, HitKind, LedgerEntry, Level, LevelChange, Table, TableKey
 from jackpots.services import core
 from jackpots.services.errors import EngineError
 from jackpots.services.levels import (
@@ -183,9 +183,8 @@ def _threshold_cents(hit: Hit) -> int:
     if hit.machine_id is not None:
         return hit.machine.room.venue.handpay_threshold_cents
     if hit.kind == HitKind.TABLE:
-        lowest = Table.objects.filter(rounds__seat_rows__share__hit=hit).aggregate(
-            lowest=Min("venue__handpay_threshold_cents")
-        )["lowest"]
+        won = Q(rounds__seat_rows__share__hit=hit) | Q(rounds__seat_rows__fixed_hit=hit)
+        lowest = Table.objects.filter(won).aggregate(lowest=Min("venue__handpay_threshold_cents"))["lowest"]
         if lowest is not None:
             return lowest
     return settings.HANDPAY_THRESHOLD_CENTS
@@ -240,29 +239,70 @@ def hit_pay(hit: Hit, user) -> Hit:
     return hit
 
 
+def hit_pay_at_table(hit: Hit, table: Table, key: TableKey | None) -> Hit:
+    """A table prize under its venue's two-person threshold is paid at the table as the round is recorded
+    (the dealer pays each seat the part its round's answer gives); at or above it the hit stays open in the
+    hits queue and follows the two-person rule like a machine's handpay. The caller holds the level's lock
+    and has written the prize's seats (they give the threshold)."""
+    if hit.amount_cents >= _threshold_cents(hit):
+        return hit
+    hit.state, hit.paid_at = Hit.State.PAID, timezone.now()
+    hit.paid_by_table, hit.paid_by_key = table, key
+    hit.save(update_fields=["state", "paid_at", "paid_by_table", "paid_by_key"])
+    return hit
+
+
+def _voidable(hit: Hit) -> bool:
+    """Unpaid, or paid at the table when its round was recorded: a hand declared void at the table takes
+    back what the table paid (rule 8: a malfunction voids the payment). A payment the floor made stands."""
+    if hit.state in (Hit.State.HIT, Hit.State.VERIFIED):
+        return True
+    return hit.state == Hit.State.PAID and hit.paid_by_table_id is not None
+
+
+def hits_took_from_level(hits: Hit | QuerySet[Hit]) -> bool:
+    """Whether the hit (or any of the hits) took its award from the level: a fixed prize moves nothing."""
+    award = Q(kind__in=[LedgerEntry.Kind.HIT, LedgerEntry.Kind.AWARD])
+    if isinstance(hits, Hit):
+        return hits.ledger.filter(award).exists()
+    return LedgerEntry.objects.filter(award, hit__in=hits).exists()
+
+
+def _void_record(hit: Hit, user, reason: str, now: datetime | None = None) -> Hit:
+    hit.state, hit.voided_by, hit.void_reason = Hit.State.VOIDED, user, reason.strip()
+    hit.voided_at = now or timezone.now()
+    hit.save(update_fields=["state", "voided_by", "voided_at", "void_reason"])
+    return hit
+
+
 def _award_row_id(award_rows: list[LedgerEntry]) -> int:
     """The ledger row the hit took its award in (0 for a fixed prize, which moves nothing)."""
     return max((entry.id for entry in award_rows), default=0)
 
 
 def hit_void(hit: Hit, user, reason: str) -> Hit:
-    """Voids an unpaid hit and restores its level as if the hit had never happened: the level goes back to
-    its state before the hit, then the eligible wagers since are applied again with the carry rule. The
-    compensating ledger row records the difference. Only the level's latest hit can be voided. A voided
-    mystery hit gets its trigger back too: the level is again past it, so the next eligible wager wins."""
+    """Voids an unpaid hit (or a table prize paid at the table) and restores its level as if the hit had
+    never happened: the level goes back to its state before the hit, then the eligible wagers since are
+    applied again with the carry rule. The compensating ledger row records the difference. Only the level's
+    latest hit can be voided. A voided mystery hit gets its trigger back too: the level is again past it, so
+    the next eligible wager wins. A table prize is voided through ``jackpots.tables.services.voids``, which
+    calls this and voids the prize's seats and answers too."""
     if not reason or not reason.strip():
         raise EngineError("reason_required", _("A void needs a reason."))
     with transaction.atomic():
         level = levels_lock([hit.level_id])[hit.level_id]
         hit = _hit_lock(hit)
-        if hit.state not in (Hit.State.HIT, Hit.State.VERIFIED):
+        if not _voidable(hit):
             raise EngineError(
                 "hit_not_voidable",
-                _("Hit %(hit)s is %(state)s; only an unpaid hit can be voided.")
+                _("Hit %(hit)s is %(state)s; only an unpaid hit or one paid at the table can be voided.")
                 % {"hit": hit.pk, "state": hit.get_state_display().lower()},
             )
+        if not hits_took_from_level(hit):
+            # A fixed prize the house pays: nothing to restore, and no later hit depends on it.
+            return _void_record(hit, user, reason)
         later = Hit.objects.filter(level=level, number__gt=hit.number).exclude(state=Hit.State.VOIDED)
-        if later.exists():
+        if hits_took_from_level(later):
             raise EngineError("later_hit", _("A later hit on this level must be voided first."))
         # Each award bumps the level's value sequence, so hits sharing one are winners of the same award.
         shared = Hit.objects.filter(level=level, cycle=hit.cycle, level_seq=hit.level_seq).exclude(pk=hit.pk)
@@ -315,8 +355,7 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
         )
         entry.save()
         machine_parts_insert([(entry, void_parts(entry, wagers_since(level.id, _award_row_id(award_rows))))])
-        hit.state, hit.voided_by, hit.voided_at, hit.void_reason = Hit.State.VOIDED, user, now, reason.strip()
-        hit.save(update_fields=["state", "voided_by", "voided_at", "void_reason"])
+        _void_record(hit, user, reason, now)
         level_ids = [level.id]
         transaction.on_commit(lambda: publish.levels_changed(level_ids))
     return hit

@@ -213,6 +213,7 @@ class TableSeatInline(ReadOnlyInline):
         "contribution_mc",
         "share_cents",
         "fixed_cents",
+        "fixed_hit",
         "award_cents",
     )
     readonly_fields = fields

@@ -39,9 +39,9 @@ def _table(code: str) -> Table:
     return table
 
 
-def _authorized_table(request: Request, code: str) -> Table:
-    """The table named in the path, if the request carries one of its keys (a revoked key is refused on
-    its next request: keys are looked up in the database every time, never cached)."""
+def _authorized_table(request: Request, code: str) -> tuple[Table, TableKey]:
+    """The table named in the path and the key the request carries, if it is one of the table's (a revoked
+    key is refused on its next request: keys are looked up in the database every time, never cached)."""
     header = request.META.get("HTTP_AUTHORIZATION", "")
     scheme, _, key = header.partition(" ")
     credential = credential_find(TableKey, key.strip()) if scheme.lower() == "bearer" else None
@@ -50,7 +50,7 @@ def _authorized_table(request: Request, code: str) -> Table:
     table = _table(code)
     if credential.table_id != table.id:
         raise ApiError(403, "forbidden_table", f"This key belongs to another table, not {code}.")
-    return table
+    return table, credential
 
 
 class TableRoundsApi(APIView):
@@ -82,12 +82,12 @@ class TableRoundsApi(APIView):
         },
     )
     def post(self, request: Request, code: str) -> HttpResponse:
-        table = _authorized_table(request, code)
+        table, key = _authorized_table(request, code)
         try:
             data = orjson.loads(request.body)
         except orjson.JSONDecodeError:
             raise ApiError(400, "invalid_json") from None
-        answer, created = round_record(table, data)
+        answer, created = round_record(table, data, key=key)
         return _json(201 if created else 200, answer)
 
 
@@ -117,7 +117,7 @@ class TableRoundVoidApi(APIView):
         },
     )
     def post(self, request: Request, code: str, round_id: str) -> HttpResponse:
-        table = _authorized_table(request, code)
+        table, _key = _authorized_table(request, code)
         return _json(200, round_void(table, round_id, reason=void_reason_parse(request.body)))
 
 

@@ -301,6 +301,16 @@ class TableSeat(models.Model):
     share_weight = models.PositiveBigIntegerField(default=0, verbose_name=_("share weight"))
     share_cents = models.BigIntegerField(_("share of the progressive (progressive cents)"), default=0)
     fixed_cents = models.BigIntegerField(_("fixed prize (progressive cents)"), default=0)
+    # A fixed prize at or above the venue's two-person threshold is a hit of its own in the hits queue
+    # (it moves nothing on the level); below it the table pays it and there is no hit.
+    fixed_hit = models.OneToOneField(
+        "jackpots.Hit",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="table_seat",
+        verbose_name=_("fixed prize's hit"),
+    )
     award_cents = models.BigIntegerField(_("award (venue cents)"), default=0)
 
     class Meta:

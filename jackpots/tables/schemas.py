@@ -72,6 +72,10 @@ AwardSerializer = inline_serializer(
         "final_at": serializers.DateTimeField(
             allow_null=True, help_text="When the sharing window closes; null without a percentage prize."
         ),
+        "handpay": serializers.BooleanField(
+            help_text="The prize is at or above the venue's two-person threshold: the floor pays it once "
+            "two people have verified it, not the table."
+        ),
     },
 )
 

@@ -109,6 +109,7 @@ def test_every_table_answer_is_described_field_by_field(client):
         "progressive",
         "provisional",
         "final_at",
+        "handpay",
     }
     assert set(components["TableContribution"]["properties"]) == {
         "amount",

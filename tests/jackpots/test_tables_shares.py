@@ -34,6 +34,8 @@ def euro_award(cents: int, *, provisional: bool, final_at: str | None) -> dict:
         "progressive": final_at is not None,
         "provisional": provisional,
         "final_at": final_at,
+        # A royal is over the two-person threshold: the floor pays it, not the table.
+        "handpay": final_at is not None,
     }
 
 

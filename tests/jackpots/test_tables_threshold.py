@@ -1,4 +1,5 @@
-"""Table prizes take the two-person threshold of the table's venue, not the global default."""
+"""Table prizes take the two-person threshold of the table's venue, not the global default: under it the
+table pays the prize when the round is recorded, at or above it two people verify."""
 
 from __future__ import annotations
 
@@ -17,12 +18,11 @@ STRAIGHT_FLUSH = "9H 8H 7H 6H 5H"
 ROYAL_FLUSH = "AS KS QS JS TS"
 
 
-def _prize(cards: str) -> tuple[Hit, Venue]:
+def _prize(cards: str, threshold_cents: int) -> Hit:
     t = tables_ready()
+    Venue.objects.filter(pk=t.table("NOG-CSP-1").venue_id).update(handpay_threshold_cents=threshold_cents)
     assert t.post("NOG-CSP-1", body("R-1", [seat(1, cards)])).status_code == 201
-    hit = Hit.objects.get()
-    venue = t.table("NOG-CSP-1").venue
-    return hit, venue
+    return Hit.objects.get()
 
 
 def _people():
@@ -30,11 +30,10 @@ def _people():
 
 
 def test_a_table_prize_at_its_venues_threshold_needs_two_people() -> None:
-    hit, venue = _prize(STRAIGHT_FLUSH)
-    # 10% of the opening €10,000.35 pool: below the €1,200 default, which would let one person verify.
+    hit = _prize(STRAIGHT_FLUSH, 100_003)
+    # 10% of the opening €10,000.35 pool: below the €1,200 default, which would let the table pay it.
     assert hit.amount_cents == 100_003 < settings.HANDPAY_THRESHOLD_CENTS
-    venue.handpay_threshold_cents = 100_003
-    venue.save()
+    assert hit.state == Hit.State.HIT
     anna, bruno = _people()
     hit = hit_verify(hit, anna)
     assert (hit.state, hit.verified_by, hit.second_verified_by) == (Hit.State.HIT, anna, None)
@@ -45,12 +44,11 @@ def test_a_table_prize_at_its_venues_threshold_needs_two_people() -> None:
     assert (hit.state, hit.second_verified_by) == (Hit.State.VERIFIED, bruno)
 
 
-def test_a_table_prize_just_below_its_venues_threshold_needs_one_person() -> None:
-    hit, venue = _prize(ROYAL_FLUSH)
+def test_a_table_prize_just_below_its_venues_threshold_is_paid_at_the_table() -> None:
+    hit = _prize(ROYAL_FLUSH, 1_000_036)
     # The whole pool, €10,000.35: above the €1,200 default, which would ask for two people.
     assert hit.amount_cents == 1_000_035 > settings.HANDPAY_THRESHOLD_CENTS
-    venue.handpay_threshold_cents = 1_000_036
-    venue.save()
-    (anna, _) = _people()
-    hit = hit_verify(hit, anna)
-    assert (hit.state, hit.verified_by, hit.second_verified_by) == (Hit.State.VERIFIED, anna, None)
+    assert (hit.state, hit.paid_by_table.code, hit.verified_by) == (Hit.State.PAID, "NOG-CSP-1", None)
+    with pytest.raises(EngineError) as error:
+        hit_verify(hit, _people()[0])
+    assert error.value.code == "hit_not_open"

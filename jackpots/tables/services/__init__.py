@@ -3,7 +3,7 @@
 
 from jackpots.tables.services.paytables import pay_table_change, pay_table_staged_apply
 from jackpots.tables.services.rounds import round_answer, round_record, table_bet_rule, table_key_issue
-from jackpots.tables.services.voids import round_void
+from jackpots.tables.services.voids import round_void, table_hit_void
 
 __all__ = [
     "pay_table_change",
@@ -12,5 +12,6 @@ __all__ = [
     "round_record",
     "round_void",
     "table_bet_rule",
+    "table_hit_void",
     "table_key_issue",
 ]

@@ -4,6 +4,20 @@ A round is one transaction under the level's row lock: the jackpot bets feed the
 carry rule (``core.contribute``), percentage prizes are engine awards (``award_record_locked``: one Hit
 for each prize taken from the level), fixed prizes are paid by the house and leave the level alone.
 Voids are in ``voids``.
+
+Who pays a table prize (Nevada MICS two-person rule, as for machine handpays, rule 8):
+- A fixed prize never comes out of the progressive. Under the threshold the dealer pays it when the round
+  is recorded and there is no hit; at or above it it is a hit of its own (it moves nothing on the level)
+  that waits in the hits queue for two people, then the floor pays it.
+- A percentage prize is one engine Hit. Under the two-person threshold of the venue of the table that won
+  it (``floor.Venue.handpay_threshold_cents``) it is paid at the table when the round is recorded: the hit
+  is recorded paid at once, with the table and the key that posted the round as the payer, and the table
+  pays each seat the part its round's answer gives once ``final_at`` has passed (a later winner in the
+  window still divides it). At or above the threshold the hit waits in the hits queue: verified by one
+  person, verified again by a different one, then paid by the floor, like a machine's handpay.
+- So the liability report's "won, unpaid" holds exactly the table prizes at or above the threshold that
+  the floor has not paid yet, and a seat's answer says ``handpay: true`` for them: the table does not pay
+  them from its float.
 """
 
 from __future__ import annotations
@@ -13,7 +27,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from floor.credentials import credential_issue
@@ -21,7 +35,7 @@ from floor.times import time_window
 from jackpots import publish
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
-from jackpots.services.hits import award_record_locked
+from jackpots.services.hits import award_record_locked, hit_pay_at_table
 from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
 from jackpots.tables.models import PayLine, PrizeShare, Table, TableKey, TableRound, TableSeat
 from jackpots.tables.round_input import BetRule, RoundError, RoundInput, round_parse
@@ -96,14 +110,17 @@ def _open_share(
     posts its round late still shares with the win declared at the same time elsewhere, as long as the
     window has not closed by the server's clock. Past it the prize is final (its answers said so and the
     tables pay it) and is never divided again."""
+    # A prize paid at the table stays open: the table pays each seat its part once the window closes.
+    unpaid = Q(hit__state__in=[Hit.State.HIT, Hit.State.VERIFIED])
+    paid_at_table = Q(hit__state=Hit.State.PAID, hit__paid_by_table__isnull=False)
     return (
         PrizeShare.objects.filter(
+            unpaid | paid_at_table,
             level=level,
             hand=hand,
             voided=False,
             opened_at__gte=at - window,
             closes_at__gte=max(at, received_at),
-            hit__state__in=[Hit.State.HIT, Hit.State.VERIFIED],
         )
         .order_by("-opened_at", "-id")
         .first()
@@ -119,8 +136,14 @@ def _eur_text(pool_cents: int, pool_currency: str, venue_cents: int, venue_curre
 
 def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
     pool_award = seat.share_cents + seat.fixed_cents
-    # A percentage prize may still be divided with a later winner until its window closes.
-    final_at = seat.share.closes_at.isoformat() if seat.share_id is not None else None
+    # A percentage prize may still be divided with a later winner until its window closes; a voided one
+    # pays nothing and is never divided again.
+    prize = seat.share if seat.share_id is not None and not seat.share.voided else None
+    final_at = prize.closes_at.isoformat() if prize is not None else None
+    # What the floor pays (two people verify), not the table: a prize at or above the threshold.
+    handpay = (seat.fixed_hit_id is not None and seat.fixed_hit.state != Hit.State.VOIDED) or (
+        prize is not None and prize.hit.paid_by_table_id is None
+    )
     contribution_cents = seat.contribution_mc // core.MC_PER_CENT
     return {
         "seat": seat.seat,
@@ -141,9 +164,10 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
             "share": seat.share_cents,
             "fixed": seat.fixed_cents,
             # The seat takes part in a percentage prize (alone or divided with other winners).
-            "progressive": seat.share_id is not None,
+            "progressive": prize is not None,
             "provisional": final_at is not None,
             "final_at": final_at,
+            "handpay": handpay,
         },
     }
 
@@ -162,7 +186,7 @@ def answer_as_of(answer: dict, now: datetime) -> dict:
 def round_answer(round_: TableRound, seats: list[TableSeat] | None = None) -> dict:
     """The round as the API answers it; ``seats`` when the caller holds them up to date."""
     if seats is None:
-        seats = list(round_.seat_rows.select_related("share").order_by("seat"))
+        seats = list(round_.seat_rows.select_related("share__hit", "fixed_hit").order_by("seat"))
     return {
         "round": round_.round_id,
         "table": round_.table.code,
@@ -175,8 +199,11 @@ def round_answer(round_: TableRound, seats: list[TableSeat] | None = None) -> di
     }
 
 
-def round_record(table: Table, data: object, *, received_at: datetime | None = None) -> tuple[dict, bool]:
-    """Records a posted round; returns the answer and whether it was created (False: a retry)."""
+def round_record(
+    table: Table, data: object, *, received_at: datetime | None = None, key: TableKey | None = None
+) -> tuple[dict, bool]:
+    """Records a posted round; returns the answer and whether it was created (False: a retry). ``key``:
+    the table key that posted it, recorded as the payer of the prizes the table pays at once."""
     received_at = received_at or timezone.now()
     parsed = round_parse(data, table_bet_rule(table), window=time_window(received_at))
     if not table.active:
@@ -200,7 +227,7 @@ def round_record(table: Table, data: object, *, received_at: datetime | None = N
                     f"The progressive of table {table.code} is stopped: no jackpot bets are taken.",
                     status=409,
                 )
-            answer = _round_write(table, pay_table, level, parsed, received_at)
+            answer = _round_write(table, pay_table, level, parsed, received_at, key=key)
     except IntegrityError:
         # A concurrent post of the same round won the race (only possible if it locked another level).
         existing = TableRound.objects.get(table=table, round_id=parsed.round_id)
@@ -208,7 +235,9 @@ def round_record(table: Table, data: object, *, received_at: datetime | None = N
     return answer_as_of(answer, received_at), True
 
 
-def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, received_at: datetime) -> dict:
+def _round_write(
+    table: Table, pay_table, level: Level, parsed: RoundInput, received_at: datetime, *, key: TableKey | None
+) -> dict:
     pay_table_staged_apply(pay_table, level)
     rate = rate_find(table.progressive.currency, table.venue.currency, parsed.at)
     params = level_params(level)
@@ -269,7 +298,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
     lines = pay_lines(pay_table)
     playing = [s for s in seats if s.jackpot_bet_cents > 0 and not s.changed_card]
     touched: list[PrizeShare] = []
-    hit_ids: list[int] = []
+    hits: list[Hit] = []
     for hand in HAND_ORDER:
         line = lines.get(hand)
         if line is None or line.kind != PayLine.Kind.PERCENT:
@@ -298,7 +327,7 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
             )
             state = recorded.state
             entries.extend(recorded.entries)
-            hit_ids.extend(hit.id for hit in recorded.hits)
+            hits.extend(recorded.hits)
             share = PrizeShare.objects.create(
                 level=level,
                 hand=hand,
@@ -316,8 +345,12 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
         line = lines.get(seat.hand)
         if line is not None and line.kind == PayLine.Kind.FIXED:
             seat.fixed_cents = line.fixed_cents
+            if seat.fixed_cents >= table.venue.handpay_threshold_cents:
+                seat.fixed_hit = _fixed_hit_record(level, state, parsed.at, seat.fixed_cents, reference)
         seat.award_cents = convert_cents(seat.fixed_cents, rate.rate)
     TableSeat.objects.bulk_create(seats)
+    for hit in hits:  # the seats give the venue, and so the threshold
+        hit_pay_at_table(hit, table, key)
     for share in touched:
         shares_resplit(share, {round_.id: rate.rate}, answering=round_.id)
     level_state_save(level, state)
@@ -327,9 +360,19 @@ def _round_write(table: Table, pay_table, level: Level, parsed: RoundInput, rece
     round_.save()
     level_ids = [level.id]
     transaction.on_commit(lambda: publish.levels_changed(level_ids))
-    for hit_id in hit_ids:
-        transaction.on_commit(lambda hit_id=hit_id: publish.hit_announced(hit_id))
+    for hit in hits:
+        transaction.on_commit(lambda hit_id=hit.id: publish.hit_announced(hit_id))
     return round_.response
+
+
+def _fixed_hit_record(level: Level, state: core.State, at: datetime, cents: int, reference: str) -> Hit:
+    """A fixed prize at or above the two-person threshold: a hit in the queue that moves nothing on the
+    level (the house pays it). Recorded after the round's percentage prizes, so it never shares their
+    value sequence (the engine's mark of the winners of one award)."""
+    recorded = award_record_locked(
+        level, state, at=at, kind=HitKind.TABLE, mode=core.AwardMode.FIXED, value=cents, reference=reference
+    )
+    return recorded.hits[0]
 
 
 def _movement_add(a: core.Movement, b: core.Movement) -> core.Movement:

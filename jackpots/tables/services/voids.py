@@ -1,22 +1,32 @@
-"""Voiding table rounds: the engine's hit void for the prizes a round took, a new division where other
-rounds share them, and a negative contribution for its bets, so ``jackpots_audit`` stays clean."""
+"""Voiding table rounds and table prizes.
+
+A round's void: the prize it held alone is voided (``prize_void_locked``), a prize other rounds share is
+divided again among them, its seats' fixed prizes that wait for the floor are voided
+(``fixed_prize_void_locked``), and its bets come back out with a negative contribution, so ``jackpots_audit``
+stays clean. A prize's void, from a round's void or from the hits queue (``table_hit_void``), is one path:
+the engine's ``hit_void`` restores the level with its compensating ledger row, and the prize is voided
+everywhere else: the shared-prize record, every seat's part and every round's stored answer (what a retry
+answers). Its rounds stay recorded and voidable: a later void of one refunds its bets and divides nothing.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
 
 from jackpots import publish
-from jackpots.models import Hit, LedgerEntry
+from jackpots.models import Hit, HitKind, LedgerEntry
 from jackpots.services import core
 from jackpots.services.errors import EngineError
-from jackpots.services.hits import hit_void
+from jackpots.services.hits import hit_void, hits_took_from_level
 from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
-from jackpots.tables.models import PrizeShare, Table, TableRound
+from jackpots.tables.models import PrizeShare, Table, TableRound, TableSeat
 from jackpots.tables.round_input import RoundError
-from jackpots.tables.services.rounds import round_reference, shares_resplit
+from jackpots.tables.rules import convert_cents
+from jackpots.tables.services.rounds import round_answer, round_reference, shares_resplit
 
 
 def _contributions_reverse(
@@ -64,7 +74,7 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
         if round_.state == TableRound.State.VOIDED:
             return _void_answer(round_)
         later = Hit.objects.filter(level=level, number__gt=round_.hit_number).exclude(state=Hit.State.VOIDED)
-        if later.exists():
+        if hits_took_from_level(later):  # a later fixed prize never counted this round's bets
             raise RoundError(
                 "later_hit",
                 "A later prize on this progressive counted this round's bets: void that round first.",
@@ -77,6 +87,12 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
         round_.state = TableRound.State.VOIDED
         round_.voided_at, round_.voided_by, round_.void_reason = now, user, reason
         round_.save(update_fields=["state", "voided_at", "voided_by", "void_reason"])
+        fixed = round_.seat_rows.filter(fixed_hit__isnull=False).exclude(fixed_hit__state=Hit.State.VOIDED)
+        for seat in fixed.select_related("fixed_hit", "round"):
+            try:
+                fixed_prize_void_locked(seat, user, f"{round_reference(table, round_id)}: {reason}")
+            except EngineError as error:
+                raise RoundError(error.code, error.message, status=409) from None
         kept = False
         for share in shares:
             if share.seats.filter(round__state=TableRound.State.RECORDED).exists():
@@ -84,11 +100,9 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
                 kept = True
                 continue
             try:
-                hit_void(share.hit, user, f"{round_reference(table, round_id)}: {reason}")
+                prize_void_locked(share, user, f"{round_reference(table, round_id)}: {reason}")
             except EngineError as error:
                 raise RoundError(error.code, error.message, status=409) from None
-            share.voided = True
-            share.save(update_fields=["voided"])
         level.refresh_from_db()
         params, state = level_params(level), level_state(level)
         if round_.wagered_pool_cents:
@@ -120,6 +134,48 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
         level_ids = [level.id]
         transaction.on_commit(lambda: publish.levels_changed(level_ids))
         return _void_answer(round_)
+
+
+def prize_void_locked(share: PrizeShare, user, reason: str) -> Hit:
+    """Voids a table prize everywhere; the caller holds the level's lock. The engine refuses (EngineError)
+    a hit the floor has paid or one a later hit depends on, and then nothing changes."""
+    hit = hit_void(share.hit, user, reason)
+    share.voided = True
+    share.save(update_fields=["voided"])
+    seats = list(share.seats.select_related("round__table"))
+    for seat in seats:
+        seat.share_cents = 0
+        seat.award_cents = convert_cents(seat.fixed_cents, Decimal(seat.round.rate))
+        seat.save(update_fields=["share_cents", "award_cents"])
+    for round_ in {seat.round_id: seat.round for seat in seats}.values():
+        round_.response = round_answer(round_)
+        round_.save(update_fields=["response"])
+    return hit
+
+
+def fixed_prize_void_locked(seat: TableSeat, user, reason: str) -> Hit:
+    """Voids a seat's fixed prize at or above the threshold (its own hit, which moved nothing on the level):
+    the seat's prize and its round's stored answer; the caller holds the level's lock."""
+    hit = hit_void(seat.fixed_hit, user, reason)
+    seat.fixed_cents = 0
+    seat.award_cents = convert_cents(seat.share_cents, Decimal(seat.round.rate))
+    seat.save(update_fields=["fixed_cents", "award_cents"])
+    seat.round.response = round_answer(seat.round)
+    seat.round.save(update_fields=["response"])
+    return hit
+
+
+def table_hit_void(hit: Hit, user, reason: str) -> Hit:
+    """The hits queue's void of a table hit: its prize is voided everywhere, as a round's void does."""
+    with transaction.atomic():
+        levels_lock([hit.level_id])
+        share = PrizeShare.objects.select_for_update().filter(hit=hit).first()
+        seat = TableSeat.objects.select_for_update().select_related("round").filter(fixed_hit=hit).first()
+        if hit.kind == HitKind.TABLE and share is not None:
+            return prize_void_locked(share, user, reason)
+        if hit.kind == HitKind.TABLE and seat is not None:
+            return fixed_prize_void_locked(seat, user, reason)
+        return hit_void(hit, user, reason)
 
 
 def _void_answer(round_: TableRound) -> dict:
