@@ -9,6 +9,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from config.request_body import body_read, refusal_response
 from floor.credentials import credential_find
 from jackpots.tables.models import Table, TableKey
 from jackpots.tables.round_input import RoundError
@@ -24,6 +25,9 @@ from jackpots.tables.schemas import (
 )
 from jackpots.tables.selectors import table_display
 from jackpots.tables.services import round_record, round_void
+from slots.services.errors import RequestRefused
+
+REALM = "tables"
 
 
 def _json(status: int, content: dict) -> HttpResponse:
@@ -34,13 +38,33 @@ def _error(status: int, code: str, detail: str) -> HttpResponse:
     return _json(status, {"error": code, "detail": detail})
 
 
+def _table_key(authorization: str | None) -> TableKey | None:
+    scheme, _, key = (authorization or "").partition(" ")
+    return credential_find(TableKey, key.strip()) if scheme.lower() == "bearer" else None
+
+
+def _key_refusal(authorization: str | None) -> HttpResponse | None:
+    """The 401 of a request without a valid table key; config.http asks before it reads a body that
+    arrives in several parts."""
+    if _table_key(authorization) is not None:
+        return None
+    detail = "A table key is required: Authorization: Bearer <key>."
+    return refusal_response(RequestRefused(401, "unauthorized", detail), REALM)
+
+
+def _body(request: Request) -> bytes | HttpResponse:
+    """The body, or the 413 of one over the limit (config.request_body)."""
+    try:
+        return body_read(request._request)
+    except RequestRefused as refusal:
+        return refusal_response(refusal, REALM)
+
+
 def _authorized_table(request: Request, code: str) -> Table | HttpResponse:
     """The table named in the path, if the request carries one of its keys."""
-    header = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _, key = header.partition(" ")
-    credential = credential_find(TableKey, key.strip()) if scheme.lower() == "bearer" else None
+    credential = _table_key(request.META.get("HTTP_AUTHORIZATION"))
     if credential is None:
-        return _error(401, "unauthorized", "A table key is required: Authorization: Bearer <key>.")
+        return _key_refusal(None)
     table = Table.objects.select_related("venue", "progressive__pay_table__level").filter(code=code).first()
     if table is None:
         return _error(404, "unknown_table", f"There is no table {code}.")
@@ -52,6 +76,7 @@ def _authorized_table(request: Request, code: str) -> Table | HttpResponse:
 class TableRoundsApi(APIView):
     authentication_classes: list = []
     permission_classes: list = []
+    body_key_refusal = staticmethod(_key_refusal)
 
     @extend_schema(
         operation_id="table_rounds_create",
@@ -75,14 +100,20 @@ class TableRoundsApi(APIView):
                 ErrorSerializer,
                 description="round_conflict, no_exchange_rate, progressive_stopped, table_inactive.",
             ),
+            413: OpenApiResponse(
+                ErrorSerializer, description="The body is larger than 1 MiB (body_too_large)."
+            ),
         },
     )
     def post(self, request: Request, code: str) -> HttpResponse:
         table = _authorized_table(request, code)
         if isinstance(table, HttpResponse):
             return table
+        body = _body(request)
+        if isinstance(body, HttpResponse):
+            return body
         try:
-            data = orjson.loads(request.body)
+            data = orjson.loads(body)
         except orjson.JSONDecodeError:
             return _error(400, "invalid_json", "The body is not valid JSON.")
         try:
@@ -95,6 +126,7 @@ class TableRoundsApi(APIView):
 class TableRoundVoidApi(APIView):
     authentication_classes: list = []
     permission_classes: list = []
+    body_key_refusal = staticmethod(_key_refusal)
 
     @extend_schema(
         operation_id="table_round_void",
@@ -121,13 +153,16 @@ class TableRoundVoidApi(APIView):
         table = _authorized_table(request, code)
         if isinstance(table, HttpResponse):
             return table
+        body = _body(request)
+        if isinstance(body, HttpResponse):
+            return body
         reason = ""
-        if request.body:
+        if body:
             try:
-                body = orjson.loads(request.body)
+                document = orjson.loads(body)
             except orjson.JSONDecodeError:
                 return _error(400, "invalid_json", "The body is not valid JSON.")
-            reason = body.get("reason", "") if isinstance(body, dict) else ""
+            reason = document.get("reason", "") if isinstance(document, dict) else ""
             if not isinstance(reason, str):
                 return _error(400, "invalid_reason", "reason must be a string.")
         try:
