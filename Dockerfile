@@ -3,7 +3,8 @@ FROM python:3.11-slim-bookworm
 
 # glibc's allocator: two arenas, and buffers of 64 KiB or more (request bodies as they arrive) in memory
 # of their own, given back when freed. With the defaults a flood of large bodies left the server holding
-# what it had buffered (bench/flood.py: 170 MiB kept after, 99 MiB with these; 96 MiB before the flood).
+# much of what it had buffered (bench/flood.py: 111-181 MiB kept after it, 99-102 MiB with these, from
+# 95 MiB before).
 ENV MALLOC_ARENA_MAX=2 \
     MALLOC_MMAP_THRESHOLD_=65536 \
     PYTHONDONTWRITEBYTECODE=1 \
