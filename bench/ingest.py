@@ -39,6 +39,15 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# The server's settings in the benchmarks: production ones, over plain HTTP on the loopback.
+SERVER_ENV = {
+    "DEBUG": "0",
+    "SECRET_KEY": "benchmark-secret-key-0123456789-abcdefghijklmnop",
+    "ALLOWED_HOSTS": "127.0.0.1",
+    "SECURE_SSL_REDIRECT": "0",
+    "LOG_LEVEL": "WARNING",
+}
+
 
 def _free_port() -> int:
     with socket.socket() as sock:
@@ -299,16 +308,7 @@ def main() -> None:
     try:
         machines = _setup(database_url, args.machines)
         port = _free_port()
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "DEBUG": "0",
-            "SECRET_KEY": "benchmark-secret-key-0123456789-abcdefghijklmnop",
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "SECURE_SSL_REDIRECT": "0",
-            "LOG_LEVEL": "WARNING",
-            "DATABASE_POOL_SIZE": str(args.pool),
-        }
+        env = {**os.environ, **SERVER_ENV, "DATABASE_URL": database_url, "DATABASE_POOL_SIZE": str(args.pool)}
         server = subprocess.Popen(
             [
                 sys.executable,

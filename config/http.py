@@ -9,22 +9,39 @@ view) in one hop, on one of EVENT_THREADS threads that last as long as the proce
 ThreadSensitiveContext with an executor), the least busy one: while one waits on PostgreSQL, the other
 can work. Every other path keeps Django's async handling and a thread per request, so a long admin report
 never holds up a post.
+
+An API request's body is bounded while it arrives (``api_body_receive``). Django's handler reads a whole
+body, however large, before any view runs; a flood of 1 MiB bodies from 200 connections held a gigabyte.
+Here a body declared over the limit is refused before a byte of it is read, one that arrives in several
+parts is read past its first part only once the caller's key is accepted, and no more than the limit is
+ever held: the refusals close the connection, so the unread rest is never received either.
 """
 
 from __future__ import annotations
 
 import functools
+import io
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
 from django.core.handlers.asgi import ASGIRequest
 from django.core.handlers.base import BaseHandler
-from django.http import HttpResponseBase
+from django.db import close_old_connections
+from django.http import HttpResponse, HttpResponseBase
+from django.urls import Resolver404, resolve
+
+from config.request_body import body_declared_length, body_limit, refusal_response
+from slots.services.errors import RequestRefused
+
+Receive = Callable[[], Awaitable[dict]]
 
 # Exact paths (API.md fixes them).
 EVENT_PATHS = frozenset({"/api/v1/events"})
 EVENT_THREADS = 2
+# Paths whose bodies are bounded here: the JSON APIs (every error of theirs is JSON, API.md).
+API_PREFIX = "/api/"
 
 
 @functools.cache
@@ -53,12 +70,93 @@ class ASGIHandler(DjangoASGIHandler):
             return
         await super().__call__(scope, receive, send)
 
+    async def handle(self, scope: dict, receive: Receive, send) -> None:
+        if scope["path"].startswith(API_PREFIX):
+            body = await self.api_body_receive(scope, receive, send)
+            if body is None:
+                return
+            receive = _replayed({"type": "http.request", "body": body, "more_body": False}, receive)
+        await super().handle(scope, receive, send)
+
+    async def read_body(self, receive: Receive) -> io.BytesIO:
+        """A body that came in one message is used as it is, not copied into a spooled temporary file."""
+        message = await receive()
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            return io.BytesIO(message.get("body", b""))
+        return await super().read_body(_replayed(message, receive))
+
+    async def api_body_receive(self, scope: dict, receive: Receive, send) -> bytes | None:
+        """The whole body, at most the limit; None once refused (413, or the key's 401) or abandoned."""
+        limit = body_limit()
+        if body_declared_length(_header(scope, b"content-length")) > limit:
+            await self._refuse(send, refusal_response(RequestRefused(413, "body_too_large")))
+            return None
+        message = await receive()
+        parts = [message.get("body", b"")]
+        received = len(parts[0])
+        if message.get("more_body", False) and received <= limit:
+            refusal = await _key_refusal(scope)
+            if refusal is not None:
+                await self._refuse(send, refusal)
+                return None
+        while message["type"] == "http.request" and message.get("more_body", False) and received <= limit:
+            message = await receive()
+            parts.append(message.get("body", b""))
+            received += len(parts[-1])
+        if message["type"] == "http.disconnect":
+            return None
+        if received > limit:
+            await self._refuse(send, refusal_response(RequestRefused(413, "body_too_large")))
+            return None
+        return b"".join(parts)
+
+    async def _refuse(self, send, response: HttpResponse) -> None:
+        # The rest of the body stays unread: the server closes the connection instead of draining it.
+        response["Connection"] = "close"
+        await self.send_response(response, send)
+
     async def run_get_response(self, request: ASGIRequest) -> HttpResponseBase:
         if request.path in EVENT_PATHS:
             response = await self._sync_get_response(request)
             response._handler_class = self.__class__
             return response
         return await super().run_get_response(request)
+
+
+def _replayed(first: dict, receive: Receive) -> Receive:
+    """``receive`` with ``first`` handed out before what it receives."""
+    pending = [first]
+
+    async def replay() -> dict:
+        return pending.pop() if pending else await receive()
+
+    return replay
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    values = [value.decode("latin1") for key, value in scope["headers"] if key.lower() == name]
+    return ",".join(values) if values else None
+
+
+async def _key_refusal(scope: dict) -> HttpResponse | None:
+    """The answer of the path's view to the request's key, if it refuses it: a view that takes a key
+    says so with ``body_key_refusal(authorization)``. Runs as the view would, in the request's thread,
+    and tidies the database connections after it as a request does."""
+    try:
+        view_class = getattr(resolve(scope["path"]).func, "view_class", None)
+    except Resolver404:
+        return None
+    check = getattr(view_class, "body_key_refusal", None)
+    if check is None:
+        return None
+
+    def checked() -> HttpResponse | None:
+        try:
+            return check(_header(scope, b"authorization"))
+        finally:
+            close_old_connections()
+
+    return await sync_to_async(checked, thread_sensitive=True)()
 
 
 def http_application() -> ASGIHandler:

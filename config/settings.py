@@ -6,6 +6,7 @@ layer and Celery in eager mode. Setting them switches to PostgreSQL, channels_re
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -53,6 +54,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "import_export",
     "channels",
+    "axes",
     "floor.apps.FloorConfig",
     "slots.apps.SlotsConfig",
     "jackpots.apps.JackpotsConfig",
@@ -70,6 +72,8 @@ MIDDLEWARE = [
     "floor.middleware.StaffLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: it turns a locked-out login into its lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -116,6 +120,21 @@ if USING_POSTGRES and DATABASE_POOL_SIZE:
         "max_size": DATABASE_POOL_SIZE,
         "timeout": 10,
     }
+# Server-side limits on every PostgreSQL session, so that a stuck statement or a lock held too long fails
+# with an error instead of holding a server thread (and its pooled connection) for ever. The slowest web
+# statements are report pages (under 2 s at a month of 450 machines, README "Benchmarks"), so 30 s is far
+# from normal work; a lock waited on for 10 s means something holds it wrongly (engine and ingest hold
+# theirs for milliseconds). Set per role through the environment: the worker's batch work gets more
+# (docker-compose.yml, scripts/run), and migrations run with no statement limit (an index on a large
+# table may take minutes) but keep the lock limit, so they never queue behind a long transaction while
+# everything queues behind them. 0 turns a limit off.
+DATABASE_STATEMENT_TIMEOUT_SECONDS = env_int("DATABASE_STATEMENT_TIMEOUT_SECONDS", 30, minimum=0)
+DATABASE_LOCK_TIMEOUT_SECONDS = env_int("DATABASE_LOCK_TIMEOUT_SECONDS", 10, minimum=0)
+if USING_POSTGRES:
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+        f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000} "
+        f"-c lock_timeout={DATABASE_LOCK_TIMEOUT_SECONDS * 1000}"
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, Celery, channel layer -----------------------------------------------------------------
@@ -137,6 +156,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # then happens only every 2 x this many tasks.
 CELERY_DB_REUSE_MAX = 1000
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A task that runs this long is stuck (the engine applies a batch in well under a second, the report
+# summaries in seconds): the soft limit raises SoftTimeLimitExceeded in it, so its transaction rolls
+# back and nothing is half-applied; the hard limit kills the worker process if even that does not end
+# it, freeing one of the worker's two slots. Nothing is lost: the events stay pending and beat sends the
+# engine again every second. Above the worker's statement timeout, so a slow statement fails first.
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 150, minimum=1)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 180, minimum=2)
+if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
+    raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must be more than CELERY_TASK_SOFT_TIME_LIMIT.")
 CELERY_TIMEZONE = "Europe/Rome"
 CELERY_BEAT_SCHEDULE: dict = {}  # filled by config.celery from each app's schedule
 
@@ -180,6 +208,19 @@ if USING_POSTGRES and DATABASE_POOL_SIZE:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 # --- Auth, i18n -------------------------------------------------------------------------------------
+# Login throttling (django-axes) for the admin login, the only password login: staff accounts move money
+# (hit payments, parameter changes), so password guessing is cut off. After AXES_FAILURE_LIMIT failures
+# for one username from one address, that pair is locked for AXES_COOLOFF_TIME; by pair rather than by
+# username alone, so that a stranger cannot lock a manager out from elsewhere by failing on purpose. A
+# success resets the count. uvicorn --proxy-headers puts the client's address in REMOTE_ADDR.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -315,5 +356,6 @@ LOGGING = {
         "handlers": ["console"],
         "level": env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")),
     },
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    # axes.apps announces its configuration at every start; failed logins stay logged (axes.handlers).
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes.apps": {"level": "WARNING"}},
 }

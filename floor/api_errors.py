@@ -123,8 +123,13 @@ def api_exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
         return None
     if response.status_code == 401:
         header = view.get_authenticate_header(request) if view is not None and request is not None else None
-        response["WWW-Authenticate"] = header or "Bearer"
+        response["WWW-Authenticate"] = header or bearer_challenge(getattr(view, "auth_realm", None))
     return response
+
+
+def bearer_challenge(realm: str | None = None) -> str:
+    """The WWW-Authenticate value of a 401 (API.md: every 401 asks for a Bearer key)."""
+    return f'Bearer realm="{realm}"' if realm else "Bearer"
 
 
 def _sentence(detail: object) -> str:

@@ -7,14 +7,14 @@ slots.services, and a DRF serializer per event would cost more than storing it.
 from __future__ import annotations
 
 import orjson
-from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from config.request_body import body_length_check, body_read, refusal_response
 from slots.apis_schema import (
     EVENTS_DESCRIPTION,
     EventsRequestSerializer,
@@ -27,6 +27,8 @@ from slots.services.errors import RequestRefused
 from slots.services.ingest import event_batch_ingest
 from slots.services.parsing import events_decode
 
+REALM = "events"
+
 
 class EventKeyAuthentication(BaseAuthentication):
     """Authorization: Bearer <machine or gateway key>; the principal is the request's ``auth``."""
@@ -35,27 +37,11 @@ class EventKeyAuthentication(BaseAuthentication):
         return None, principal_authenticate(request.META.get("HTTP_AUTHORIZATION"))
 
     def authenticate_header(self, request: Request) -> str:
-        return 'Bearer realm="events"'
+        return f'Bearer realm="{REALM}"'
 
 
 def _json(status: int, content: dict) -> HttpResponse:
     return HttpResponse(orjson.dumps(content), status=status, content_type="application/json")
-
-
-def body_read(request: HttpRequest) -> bytes:
-    """The body, refused with 413 past DATA_UPLOAD_MAX_MEMORY_SIZE by its declared length or, when the
-    declared length is missing or wrong, by what actually arrives (at most one byte more is read)."""
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        declared = 0
-    if declared > limit:
-        raise RequestRefused(413, "body_too_large")
-    body = request.read(limit + 1)
-    if len(body) > limit:
-        raise RequestRefused(413, "body_too_large")
-    return body
 
 
 class EventsApi(APIView):
@@ -138,8 +124,20 @@ class EventsApi(APIView):
         result = event_batch_ingest(events, principal=request.auth)
         return _json(200, result.as_dict())
 
+    @staticmethod
+    def body_key_refusal(authorization: str | None) -> HttpResponse | None:
+        """config.http asks before it reads a body that arrives in several parts."""
+        try:
+            principal_authenticate(authorization)
+        except RequestRefused as refusal:
+            return refusal_response(refusal, REALM)
+        return None
+
     def initial(self, request: Request, *args, **kwargs) -> None:
-        # The body is measured before the key is looked up: a body that is too large is refused unread.
+        # A body declared too large is refused first, unread; then the key (DRF's authentication), and
+        # only then is the body read: a refused key costs no body read.
+        if request.method == "POST":
+            body_length_check(request._request)
+        super().initial(request, *args, **kwargs)
         if request.method == "POST":
             self.body = body_read(request._request)
-        super().initial(request, *args, **kwargs)

@@ -10,6 +10,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from config.request_body import body_read, refusal_response
 from floor.api_errors import ApiError
 from floor.credentials import credential_find
 from jackpots.tables.models import Table, TableKey
@@ -27,6 +28,8 @@ from jackpots.tables.schemas import (
 from jackpots.tables.selectors import table_display
 from jackpots.tables.services import round_record, round_void
 
+REALM = "tables"
+
 
 def _json(status: int, content: dict) -> HttpResponse:
     return HttpResponse(orjson.dumps(content), status=status, content_type="application/json")
@@ -39,14 +42,29 @@ def _table(code: str) -> Table:
     return table
 
 
+def _table_key(authorization: str | None) -> TableKey | None:
+    scheme, _, key = (authorization or "").partition(" ")
+    return credential_find(TableKey, key.strip()) if scheme.lower() == "bearer" else None
+
+
+def _key_refusal(authorization: str | None) -> HttpResponse | None:
+    """The 401 of a request without a valid table key; config.http asks before it reads a body that
+    arrives in several parts."""
+    if _table_key(authorization) is not None:
+        return None
+    return refusal_response(_unauthorized(), REALM)
+
+
+def _unauthorized() -> ApiError:
+    return ApiError(401, "unauthorized", "A table key is required: Authorization: Bearer <key>.")
+
+
 def _authorized_table(request: Request, code: str) -> tuple[Table, TableKey]:
     """The table named in the path and the key the request carries, if it is one of the table's (a revoked
     key is refused on its next request: keys are looked up in the database every time, never cached)."""
-    header = request.META.get("HTTP_AUTHORIZATION", "")
-    scheme, _, key = header.partition(" ")
-    credential = credential_find(TableKey, key.strip()) if scheme.lower() == "bearer" else None
+    credential = _table_key(request.META.get("HTTP_AUTHORIZATION"))
     if credential is None:
-        raise ApiError(401, "unauthorized", "A table key is required: Authorization: Bearer <key>.")
+        raise _unauthorized()
     table = _table(code)
     if credential.table_id != table.id:
         raise ApiError(403, "forbidden_table", f"This key belongs to another table, not {code}.")
@@ -56,6 +74,8 @@ def _authorized_table(request: Request, code: str) -> tuple[Table, TableKey]:
 class TableRoundsApi(APIView):
     authentication_classes: list = []
     permission_classes: list = []
+    body_key_refusal = staticmethod(_key_refusal)
+    auth_realm = REALM
 
     @extend_schema(
         operation_id="table_rounds_create",
@@ -79,12 +99,16 @@ class TableRoundsApi(APIView):
                 ErrorSerializer,
                 description="round_conflict, no_exchange_rate, progressive_stopped, table_inactive.",
             ),
+            413: OpenApiResponse(
+                ErrorSerializer, description="The body is larger than 1 MiB (body_too_large)."
+            ),
         },
     )
     def post(self, request: Request, code: str) -> HttpResponse:
         table, key = _authorized_table(request, code)
+        body = body_read(request._request)
         try:
-            data = orjson.loads(request.body)
+            data = orjson.loads(body)
         except orjson.JSONDecodeError:
             raise ApiError(400, "invalid_json") from None
         answer, created = round_record(table, data, key=key)
@@ -94,6 +118,8 @@ class TableRoundsApi(APIView):
 class TableRoundVoidApi(APIView):
     authentication_classes: list = []
     permission_classes: list = []
+    body_key_refusal = staticmethod(_key_refusal)
+    auth_realm = REALM
 
     @extend_schema(
         operation_id="table_round_void",
@@ -118,7 +144,7 @@ class TableRoundVoidApi(APIView):
     )
     def post(self, request: Request, code: str, round_id: str) -> HttpResponse:
         table, _key = _authorized_table(request, code)
-        return _json(200, round_void(table, round_id, reason=void_reason_parse(request.body)))
+        return _json(200, round_void(table, round_id, reason=void_reason_parse(body_read(request._request))))
 
 
 class TableDisplayApi(APIView):

@@ -84,12 +84,12 @@ def test_405_is_in_the_error_shape_on_every_api_path(client, method, path, allow
     ],
 )
 @pytest.mark.parametrize("authorization", [None, "Bearer pv_tbl_not-a-key", "Basic dXNlcjpwdw=="])
-def test_a_table_401_says_www_authenticate_bearer(client, method, path, authorization) -> None:
+def test_a_table_401_says_www_authenticate_bearer_with_its_realm(client, method, path, authorization) -> None:
     tables_ready()
     headers = {"HTTP_AUTHORIZATION": authorization} if authorization else {}
     response = getattr(client, method)(path, data=b"{}", content_type="application/json", **headers)
     assert response.status_code == 401
-    assert response["WWW-Authenticate"] == "Bearer"
+    assert response["WWW-Authenticate"] == 'Bearer realm="tables"'
     assert _error(response) == {
         "error": "unauthorized",
         "detail": "A table key is required: Authorization: Bearer <key>.",

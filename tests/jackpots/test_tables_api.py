@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -217,11 +218,36 @@ def test_rounds_counted_in_a_later_prize_or_opening_a_shared_one_are_voided_in_o
     assert_conserved(level)
 
 
+def test_a_round_body_over_1_mib_is_413_in_the_error_format_and_changes_nothing() -> None:
+    t = tables_ready()
+    document = orjson.dumps(body("BIG-1", [seat(1, NOTHING)]))
+    padded = document + b" " * (1024 * 1024 + 1 - len(document))
+    response = t.client.post(
+        "/api/v1/tables/NOG-CSP-1/rounds",
+        padded,
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {t.keys['NOG-CSP-1']}",
+    )
+    assert (response.status_code, response["Content-Type"], response.json()) == (
+        413,
+        "application/json",
+        {"error": "body_too_large", "detail": "The body is larger than 1 MiB."},
+    )
+    exactly = t.client.post(
+        "/api/v1/tables/NOG-CSP-1/rounds",
+        padded[:-1],
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {t.keys['NOG-CSP-1']}",
+    )
+    assert exactly.status_code == 201
+    assert TableRound.objects.count() == 1
+
+
 def test_the_openapi_schema_describes_the_table_endpoints() -> None:
     schema = Client().get("/api/schema/", HTTP_ACCEPT="application/json").json()
     rounds = schema["paths"]["/api/v1/tables/{code}/rounds"]["post"]
     assert rounds["operationId"] == "table_rounds_create"
-    assert set(rounds["responses"]) == {"200", "201", "400", "401", "403", "404", "409"}
+    assert set(rounds["responses"]) == {"200", "201", "400", "401", "403", "404", "409", "413"}
     assert "/api/v1/tables/{code}/rounds/{round_id}/void" in schema["paths"]
 
 
