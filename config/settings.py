@@ -239,6 +239,11 @@ BUSINESS_DAY_CLOSE_HOUR = env_int("BUSINESS_DAY_CLOSE_HOUR", 6, minimum=0)
 if BUSINESS_DAY_CLOSE_HOUR > 23:
     raise ImproperlyConfigured("BUSINESS_DAY_CLOSE_HOUR must be an hour between 0 and 23.")
 CONTRIBUTIONS_BATCH_SIZE = env_int("CONTRIBUTIONS_BATCH_SIZE", 5000, minimum=1)
+# The engine applies an event once its `at` is this old, in the order of play: events of near-simultaneous
+# play posted in different requests within this window are numbered and paid in the order they were played.
+ENGINE_SETTLE_MILLISECONDS = env_int("ENGINE_SETTLE_MILLISECONDS", 250, minimum=0)
+if ENGINE_SETTLE_MILLISECONDS > 5000:
+    raise ImproperlyConfigured("ENGINE_SETTLE_MILLISECONDS must be at most 5000 (signs wait that long).")
 # Signs: amount updates are coalesced to at most this many frames a second per screen (API.md: 4).
 SIGNAGE_MAX_UPDATES_PER_SECOND = env_decimal("SIGNAGE_MAX_UPDATES_PER_SECOND", "4")
 if not Decimal("0.1") <= SIGNAGE_MAX_UPDATES_PER_SECOND <= Decimal("4"):
