@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
+from django.db import connection
 from django.test import Client
 
 from floor.credentials import credential_issue
@@ -16,7 +17,7 @@ from jackpots.audit import jackpots_audit
 from jackpots.models import Hit, HitRefusal
 from jackpots.seed import DIAMOND_VAULT, GREASE
 from jackpots.services.levels import level_create
-from slots.models import GatewayKey, MachineAlert
+from slots.models import GatewayKey, MachineAlert, PendingEvent
 from tests.factories import SlotMachineFactory
 from tests.jackpots.conftest import progressive_with_machines
 
@@ -189,3 +190,61 @@ def test_a_game_listed_between_two_jackpots_is_applied_between_them(post):
         (one.id, 100_000_000 + 900 + 500 + 2_250),
     ]
     assert jackpots_audit()[1] == []
+
+
+def test_a_jackpot_reaching_the_engine_after_a_later_played_hit_is_numbered_after_it_and_late(post):
+    machines, (grand,) = _seeded([DIAMOND_VAULT[0]], 2, max_bet_cents=450)
+    first, second = machines
+    post(first, [_game(first, 1, 100, 450), _jackpot(first, 2, 500, grand)])
+    # Played before, posted after the engine applied the hit above: late, numbered second.
+    post(second, [_game(second, 1, 0, 450), _jackpot(second, 2, 400, grand)])
+    hits = list(Hit.objects.filter(level=grand).order_by("number"))
+    assert [(h.machine_id, h.late) for h in hits] == [(first.id, False), (second.id, True)]
+    # The late game counts in the cycle standing when it is applied: reset + reserve + rest + 2.25 cents.
+    assert hits[1].amount_mc == 100_000_000 + 450 + 250 + 2_250
+    assert jackpots_audit()[1] == []
+
+
+def test_the_engine_leaves_events_inside_the_settle_window_pending(settings):
+    from django.utils import timezone
+
+    from jackpots.services import contributions_apply
+    from slots.models import MachineEvent
+    from tests.jackpots.factories import GameEventFactory
+
+    settings.ENGINE_SETTLE_MILLISECONDS = 250
+    machines, (grand,) = _seeded([DIAMOND_VAULT[0]], 1, max_bet_cents=450)
+    now = timezone.now()
+    GameEventFactory(machine=machines[0], at=now - timedelta(seconds=1), wager_cents=450, is_max_bet=True)
+    fresh = GameEventFactory(
+        machine=machines[0], at=now + timedelta(seconds=5), wager_cents=450, is_max_bet=True
+    )
+    assert contributions_apply() == 1
+    fresh.refresh_from_db()
+    assert fresh.pending
+    MachineEvent.objects.filter(pk=fresh.pk).update(at=now - timedelta(seconds=1))
+    if connection.vendor == "postgresql":
+        PendingEvent.objects.filter(event_id=fresh.pk).update(at=now - timedelta(seconds=1))
+    assert contributions_apply() == 1
+    grand.refresh_from_db()
+    assert grand.wagered_cents == 900
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_task_waits_for_events_inside_the_window_then_applies_them(settings):
+    from django.utils import timezone
+
+    from jackpots.services.contributions import contributions_apply_settling
+    from tests.jackpots.factories import GameEventFactory
+
+    settings.ENGINE_SETTLE_MILLISECONDS = 250
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    machines, (grand,) = _seeded([DIAMOND_VAULT[0]], 1, max_bet_cents=450)
+    played = timezone.now() + timedelta(milliseconds=300)
+    GameEventFactory(machine=machines[0], at=played, wager_cents=450, is_max_bet=True)
+    assert contributions_apply_settling(max_seconds=3) == 1
+    # Applied once its `at` was 250 ms old, not before.
+    assert timezone.now() >= played + timedelta(milliseconds=250)
+    grand.refresh_from_db()
+    assert grand.wagered_cents == 450
