@@ -324,6 +324,11 @@ CONTRIBUTIONS_BATCH_SIZE = env_int("CONTRIBUTIONS_BATCH_SIZE", 5000, minimum=1)
 METERS_MIN_GAME_MILLISECONDS = env_int("METERS_MIN_GAME_MILLISECONDS", 1000, minimum=1)
 METERS_MAX_PAYOUT_BETS = env_int("METERS_MAX_PAYOUT_BETS", 10_000, minimum=1)
 METERS_PLAUSIBILITY_MARGIN = env_int("METERS_PLAUSIBILITY_MARGIN", 2, minimum=1)
+# The engine applies an event once its `at` is this old, in the order of play: events of near-simultaneous
+# play posted in different requests within this window are numbered and paid in the order they were played.
+ENGINE_SETTLE_MILLISECONDS = env_int("ENGINE_SETTLE_MILLISECONDS", 250, minimum=0)
+if ENGINE_SETTLE_MILLISECONDS > 5000:
+    raise ImproperlyConfigured("ENGINE_SETTLE_MILLISECONDS must be at most 5000 (signs wait that long).")
 # Signs: amount updates are coalesced to at most this many frames a second per screen (API.md: 4).
 SIGNAGE_MAX_UPDATES_PER_SECOND = env_decimal("SIGNAGE_MAX_UPDATES_PER_SECOND", "4")
 if not Decimal("0.1") <= SIGNAGE_MAX_UPDATES_PER_SECOND <= Decimal("4"):

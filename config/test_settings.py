@@ -8,5 +8,7 @@ os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("SESSION_COOKIE_SECURE", "0")
 os.environ.setdefault("CSRF_COOKIE_SECURE", "0")
+# Tests write events stamped "now" and apply them at once; the settle window's own tests set it.
+os.environ.setdefault("ENGINE_SETTLE_MILLISECONDS", "0")
 
 from config.settings import *  # noqa: F403

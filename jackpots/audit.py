@@ -2,8 +2,8 @@
 
 For each level it checks that
 - each contribution row's events and eligible wagered sum equal a recount of the raw events its batch
-  marked (same id range, member machines minus those the row excluded, the row's minimum wager and
-  max-bet rule);
+  marked (between its first and last event in the order of play, member machines minus those the row
+  excluded, the row's minimum wager and max-bet rule);
 - each row conserves money (meter deltas == contributions + reset values put in - awards) and each
   contribution row follows the carry rule (amounts added since the carry base == floor(wagered x rate));
 - the level's current, reserve, overflow, wagered, total won and carry equal the ledger's replay, and the
@@ -15,9 +15,14 @@ For each level it checks that
   the row over the raw events' wagers per machine gives (``machine_split``), and each void's correction of
   contributions over the machines' wagers since its hit;
 - a mystery level's trigger lies in its cycle's range (``trigger_audit``);
+- each machine-reported hit was won on an eligible game: its triggering game (the machine's last game
+  before the report, in seq order) exists, reaches the minimum wager and is a max bet where the level (as
+  it stood before the hit) required one, from a member machine; and each engine hit records its
+  event's place in the order of play, ``late`` exactly when a hit numbered before it was played after it;
 and, for all events, that every applied event belongs to a batch and every batch's count matches, that
-every machine contribution row names a ledger row of its level, and that every implausible meter delta is
-flagged for review (``meters_audit``).
+every machine contribution row names a ledger row of its level, that every applied jackpot report
+became exactly one hit or one refusal, and that every implausible meter delta is flagged for review
+(``meters_audit``).
 Discrepancies never print a mystery trigger.
 """
 
@@ -32,9 +37,17 @@ from django.db import connection
 from django.db.models import F, Q, Sum, Window
 from django.db.models.functions import Lag
 
-from jackpots.models import Hit, LedgerEntry, Level, MachineContribution
+from jackpots.models import (
+    Hit,
+    HitKind,
+    LedgerEntry,
+    Level,
+    MachineContribution,
+    ProgressiveMachine,
+)
 from jackpots.services import core
-from jackpots.services.levels import snapshot_state
+from jackpots.services.hits import triggering_game
+from jackpots.services.levels import snapshot_params, snapshot_state
 from jackpots.services.machine_split import PART_COLUMNS, Part, contribution_parts, void_parts
 from jackpots.tables.models import PrizeShare, TableRound, TableSeat
 from slots.models import MachineEvent, MeterDelta
@@ -51,12 +64,17 @@ class Discrepancy:
         return f"{where}: {self.what}"
 
 
+# A batch applies its events in the order of play (at, machine, seq), so a row's events are those of its
+# batch between its first and last event in that order.
 _RECOUNT_SQL = """
 SELECT le.id, e.machine_id, COUNT(e.id), COALESCE(SUM(e.wager_cents), 0)
 FROM jackpots_ledgerentry le
 JOIN jackpots_contributionbatch b ON b.id = le.batch_id
+JOIN slots_machineevent f ON f.id = le.first_event_id
+JOIN slots_machineevent l ON l.id = le.last_event_id
 JOIN slots_machineevent e ON e.applied_at = b.applied_at
-    AND e.id BETWEEN le.first_event_id AND le.last_event_id
+    AND (e.at, e.machine_id, e.seq) >= (f.at, f.machine_id, f.seq)
+    AND (e.at, e.machine_id, e.seq) <= (l.at, l.machine_id, l.seq)
     AND e.type = %s AND e.wager_cents >= le.min_wager_cents
     AND (NOT le.max_bet_only OR e.is_max_bet)
 JOIN jackpots_progressivemachine pm ON pm.machine_id = e.machine_id AND pm.progressive_id = %s
@@ -308,10 +326,93 @@ def events_audit() -> list[Discrepancy]:
     return found
 
 
+def machine_hits_audit(level: Level) -> list[Discrepancy]:
+    """Each machine-reported hit was won on an eligible game of a member machine (finding: never paid on a
+    game the level did not accept)."""
+    found = []
+    members = set(
+        ProgressiveMachine.objects.filter(progressive_id=level.progressive_id).values_list(
+            "machine_id", flat=True
+        )
+    )
+    reported = Hit.objects.filter(level=level, kind=HitKind.MACHINE, event_id__isnull=False).order_by(
+        "number"
+    )
+    seqs = dict(MachineEvent.objects.filter(id__in=reported.values("event_id")).values_list("id", "seq"))
+    for hit in reported:
+        params = snapshot_params(hit.before)
+        game = triggering_game(hit.machine_id, seqs.get(hit.event_id, 0))
+        if hit.machine_id not in members:
+            why = "its machine is not a member of the progressive"
+        elif game is None:
+            why = "no game of its machine came before the report"
+        elif not core.eligible(params, game[1], game[2]):
+            why = f"its triggering game (event {game[0]}, {game[1]} cents) was not eligible for the level"
+        else:
+            continue
+        found.append(
+            Discrepancy(level.id, f"hit {hit.number} (id {hit.id}) should not have been paid: {why}")
+        )
+    return found
+
+
+def _play_key(hit: Hit) -> tuple:
+    return hit.at, hit.machine_id or 0, hit.play_seq
+
+
+def hit_order_audit(level: Level) -> list[Discrepancy]:
+    """Engine hits record their event's place in the order of play, and ``late`` exactly when a hit numbered
+    before them on the level was played after them (so the numbering is the order of play otherwise)."""
+    found = []
+    hits = list(Hit.objects.filter(level=level).order_by("number"))
+    events = {
+        e[0]: e[1:]
+        for e in MachineEvent.objects.filter(id__in=[h.event_id for h in hits if h.event_id]).values_list(
+            "id", "at", "machine_id", "seq"
+        )
+    }
+    latest = None
+    for hit in hits:
+        if hit.event_id is not None and events.get(hit.event_id) != (hit.at, hit.machine_id, hit.play_seq):
+            found.append(Discrepancy(level.id, f"hit {hit.number} does not record its event's place in play"))
+        if hit.play_seq is None:
+            continue
+        key = _play_key(hit)
+        late = latest is not None and latest > key
+        if late != hit.late:
+            found.append(
+                Discrepancy(level.id, f"hit {hit.number} is marked late={hit.late}, the order says {late}")
+            )
+        latest = key if latest is None else max(latest, key)
+    return found
+
+
+_REPORTS_SQL = """
+SELECT e.id FROM slots_machineevent e
+WHERE e.type = %s AND e.applied_at IS NOT NULL
+  AND (SELECT COUNT(*) FROM jackpots_hit h WHERE h.event_id = e.id)
+    + (SELECT COUNT(*) FROM jackpots_hitrefusal r WHERE r.event_id = e.id) <> 1
+"""
+
+
+def jackpot_reports_audit() -> list[Discrepancy]:
+    """Every applied jackpot report became exactly one hit or one refusal: none silently dropped."""
+    with connection.cursor() as cursor:
+        cursor.execute(_REPORTS_SQL, [MachineEvent.Type.JACKPOT])
+        ids = [row[0] for row in cursor.fetchall()]
+    if not ids:
+        return []
+    return [
+        Discrepancy(None, f"{len(ids)} applied jackpot reports are neither a hit nor a refusal: {ids[:10]}")
+    ]
+
+
 def jackpots_audit() -> tuple[int, list[Discrepancy]]:
     """(levels checked, discrepancies)."""
     levels = list(Level.objects.order_by("id"))
-    found = events_audit() + meters_audit()
+    found = events_audit() + jackpot_reports_audit() + meters_audit()
     for level in levels:
         found.extend(level_audit(level))
+        found.extend(machine_hits_audit(level))
+        found.extend(hit_order_audit(level))
     return len(levels), found

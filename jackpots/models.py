@@ -205,6 +205,21 @@ class Hit(models.Model):
         help_text=_("Nonzero: the machine disagreed."),
     )
     event_id = models.BigIntegerField(_("jackpot event"), null=True, blank=True, unique=True)
+    # The order of play (rule 7): the triggering event's ``at`` is ``at``, its machine ``machine``, its seq
+    # here. ``late``: numbered after a hit on this level that was played after it (see contributions.py).
+    play_seq = models.BigIntegerField(
+        _("seq of the triggering event"),
+        null=True,
+        blank=True,
+        help_text=_("With the time and the machine, the hit's place in the order of play."),
+    )
+    late = models.BooleanField(
+        _("late"),
+        default=False,
+        help_text=_(
+            "Its event reached the engine after a hit played later on this level: numbered after it."
+        ),
+    )
     second_verified_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -227,6 +242,46 @@ class Hit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.level} #{self.pk}"
+
+
+class HitRefusal(models.Model):
+    """A machine's jackpot report that is not a hit: the game that triggered it was not eligible for the
+    level (or there was none), or the machine could not win the level then. Nothing is paid; the floor gets
+    a ``MachineAlert`` (``jackpot_refused``) and the auditors this record."""
+
+    class Code(models.TextChoices):
+        NOT_A_MEMBER = "not_a_member", _("Not a member of the progressive")
+        MACHINE_NOT_LIVE = "machine_not_live", _("Member disabled or machine not in service")
+        LEVEL_STOPPED = "level_stopped", _("Level stopped")
+        MYSTERY_LEVEL = "mystery_level", _("Mystery level (won by the system, not reported)")
+        NO_TRIGGERING_GAME = "no_triggering_game", _("No game before the report")
+        WAGER_BELOW_MINIMUM = "wager_below_minimum", _("Wager below the level's minimum")
+        NOT_MAX_BET = "not_max_bet", _("Not a max bet on a max-bet-only level")
+
+    level = models.ForeignKey(
+        Level, on_delete=models.PROTECT, related_name="refusals", verbose_name=_("level")
+    )
+    machine = models.ForeignKey(
+        "slots.SlotMachine", on_delete=models.PROTECT, related_name="+", verbose_name=_("machine")
+    )
+    event_id = models.BigIntegerField(_("jackpot event"), unique=True)
+    game_event_id = models.BigIntegerField(_("triggering game event"), null=True, blank=True)
+    code = models.CharField(_("code"), max_length=24, choices=Code.choices)
+    detail = models.TextField(_("detail"))
+    at = models.DateTimeField(
+        _("reported at"), help_text=_("The jackpot event's time (the machine's clock).")
+    )
+    batch = models.ForeignKey(
+        "ContributionBatch", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name = _("refused jackpot report")
+        verbose_name_plural = _("refused jackpot reports")
+
+    def __str__(self) -> str:
+        return f"{self.level_id} {self.code} #{self.event_id}"
 
 
 class AppendOnlyModel(models.Model):

@@ -159,16 +159,22 @@ class PendingEvent(models.Model):
     """The ids of pending events: the engine's queue (PostgreSQL).
 
     A statement trigger of the events table adds every event inserted with ``pending`` in the same
-    statement; the engine deletes the ids it claims (SKIP LOCKED) in the transaction that marks their events
-    applied. One narrow primary-key index: claiming touches nothing of the events table's indexes.
+    statement, with its place in the order of play (``at``, machine, seq); the engine deletes the ids it
+    claims (SKIP LOCKED), earliest played first, in the transaction that marks their events applied. Narrow
+    rows, two small indexes: claiming touches nothing of the events table's indexes.
     On SQLite the table stays empty and the engine reads ``MachineEvent.pending``.
     """
 
     event_id = models.BigIntegerField(primary_key=True)
+    # The event's place in the order of play, copied by the trigger: the engine claims in this order.
+    at = models.DateTimeField()
+    machine_id = models.BigIntegerField()
+    seq = models.BigIntegerField()
 
     class Meta:
         # The engine's own bookkeeping: no role may add, change or delete a queued id (that skips an event).
         default_permissions = ()
+        indexes = [models.Index(fields=["at", "machine_id", "seq"], name="pending_play_order")]
 
     def __str__(self) -> str:
         return f"pending event {self.event_id}"
@@ -268,13 +274,15 @@ class MeterDelta(models.Model):
 
 
 class MachineAlert(models.Model):
-    """For the floor: a machine's memory was reset, it reused a seq for other content, or a meter jumped
-    further than the machine could have played."""
+    """For the floor: a machine's memory was reset, it reused a seq for other content, a meter jumped
+    further than the machine could have played, or the engine refused its jackpot report
+    (``jackpots.HitRefusal``)."""
 
     class Kind(models.TextChoices):
         MEMORY_RESET = "memory_reset", _("Memory reset")
         SEQ_CONFLICT = "seq_conflict", _("Sequence conflict")
         IMPLAUSIBLE_METERS = "implausible_meters", _("Implausible meters")
+        JACKPOT_REFUSED = "jackpot_refused", _("Jackpot report refused")
 
     machine = models.ForeignKey(
         SlotMachine, on_delete=models.CASCADE, related_name="alerts", verbose_name=_("machine")

@@ -1,4 +1,6 @@
-"""The hits queue: per venue, newest first; verify, pay and void through the engine (rule 8).
+"""The hits queue: per venue, newest first; verify, pay and void through the engine (rule 8). Each hit
+shows its place in the order of play (number, the triggering event's time, machine and seq, late) and the
+refused jackpot reports have their own read-only list.
 
 An attendant verifies; a floor manager verifies, pays and voids; an auditor reads. At or above the venue's
 threshold two different people verify (Nevada MICS): the engine enforces it, the queue shows who is missing.
@@ -27,7 +29,7 @@ from jackpots.admin.common import (
     ReadOnlyAdmin,
     audit,
 )
-from jackpots.models import Hit, HitKind
+from jackpots.models import Hit, HitKind, HitRefusal
 from jackpots.services import EngineError, hit_pay, hit_verify, hit_void
 from jackpots.tables.services import table_hit_void
 
@@ -62,7 +64,9 @@ class OpenFilter(admin.SimpleListFilter):
 class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     list_display = [
         "id",
+        "number",
         "at",
+        "late",
         "age",
         "venue",
         "machine",
@@ -73,7 +77,7 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "second_verified_by",
         "payer",
     ]
-    list_filter = [OpenFilter, "state", "machine__room__venue", "kind", "level__progressive"]
+    list_filter = [OpenFilter, "state", "machine__room__venue", "kind", "late", "level__progressive"]
     list_select_related = [
         "machine__room__venue",
         "level__progressive",
@@ -93,6 +97,9 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "kind",
         "number",
         "at",
+        "play_seq",
+        "late",
+        "event_id",
         "level",
         "machine",
         "amount",
@@ -205,3 +212,17 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
             "selected": [str(pk) for pk in queryset.values_list("pk", flat=True)],
         }
         return TemplateResponse(request, "admin/jackpots/hit/void.html", context)
+
+
+@admin.register(HitRefusal)
+class HitRefusalAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    """Jackpot reports the engine refused (no eligible triggering game, or a machine that could not win the
+    level): for auditors and floor managers; the floor also gets a ``jackpot_refused`` machine alert."""
+
+    list_display = ["at", "machine", "level", "code", "event_id", "game_event_id", "batch"]
+    list_filter = ["code", "level__progressive"]
+    list_select_related = ["machine", "level__progressive"]
+    search_fields = ["machine__asset_number", "level__name", "level__progressive__name"]
+    date_hierarchy = "at"
+    fields = ["at", "machine", "level", "code", "detail", "event_id", "game_event_id", "batch"]
+    readonly_fields = fields

@@ -2,6 +2,14 @@
 
 A hit is recorded under the level's row lock, so near-simultaneous hits on a level are ordered (``number``)
 and each takes the amount standing when its turn comes (rule 7). Every step records who and when (rule 8).
+
+A machine's jackpot report is a hit only if the machine could win the level with the game that triggered
+it: the machine's last game before the report in its seq order (the game event with the highest seq below
+the report's, other event types skipped). That game must exist, reach the level's minimum wager and, on a
+max-bet-only level, be a max bet; the machine must be an enabled member in service and the level a live,
+machine-triggered one. Otherwise the report is refused (``machine_report_refusal``): a ``HitRefusal`` with
+its code and a ``jackpot_refused`` alert for the floor, nothing paid. The engine decides it when it applies
+the report, so the API answers ``accepted`` (the report is stored) and the refusal is on record.
 """
 
 from __future__ import annotations
@@ -19,7 +27,17 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from jackpots import publish
-from jackpots.models import Hit, HitKind, LedgerEntry, Level, LevelChange, Table, TableKey
+from jackpots.models import (
+    Hit,
+    HitKind,
+    HitRefusal,
+    LedgerEntry,
+    Level,
+    LevelChange,
+    ProgressiveMachine,
+    Table,
+    TableKey,
+)
 from jackpots.services import core
 from jackpots.services.errors import EngineError
 from jackpots.services.levels import (
@@ -35,12 +53,115 @@ from jackpots.services.levels import (
 )
 from jackpots.services.machine_split import machine_parts_insert, void_parts, wagers_since
 from jackpots.services.parameters import parameters_set, staged_changes_apply
+from slots.models import MachineAlert, MachineEvent, SlotMachine
 
 logger = logging.getLogger(__name__)
 
 
 def _hit_number_next(level: Level) -> int:
     return (Hit.objects.filter(level=level).aggregate(n=Max("number"))["n"] or 0) + 1
+
+
+@dataclass(frozen=True)
+class Play:
+    """A hit's place in the order of play: its triggering event's time, machine and seq."""
+
+    at: datetime
+    machine_id: int
+    seq: int
+
+
+def _played_after(level: Level, play: Play) -> bool:
+    """Whether a hit already numbered on the level was played after ``play`` (which is then late)."""
+    later = (
+        Q(at__gt=play.at)
+        | Q(at=play.at, machine_id__gt=play.machine_id)
+        | Q(at=play.at, machine_id=play.machine_id, play_seq__gt=play.seq)
+    )
+    return Hit.objects.filter(later, level=level, play_seq__isnull=False).exists()
+
+
+# A triggering game: (event id, wager cents, is max bet).
+Game = tuple[int, int, bool | None]
+
+
+def triggering_game(machine_id: int, seq: int) -> Game | None:
+    """The machine's last game before its report ``seq`` in seq order (one indexed look-up)."""
+    return (
+        MachineEvent.objects.filter(machine_id=machine_id, type=MachineEvent.Type.GAME, seq__lt=seq)
+        .order_by("-seq")
+        .values_list("id", "wager_cents", "is_max_bet")
+        .first()
+    )
+
+
+def _member_live(level: Level, machine_id: int) -> bool | None:
+    """None when the machine is not a member of the level's progressive, else whether it is live: an
+    enabled member in service (rule 5)."""
+    member = (
+        ProgressiveMachine.objects.filter(progressive_id=level.progressive_id, machine_id=machine_id)
+        .values_list("enabled", "machine__status")
+        .first()
+    )
+    if member is None:
+        return None
+    enabled, status = member
+    return enabled and status == SlotMachine.Status.IN_SERVICE
+
+
+def machine_report_refusal(
+    level: Level | None, params: core.Params | None, *, machine_id: int, seq: int
+) -> tuple[str, int | None] | None:
+    """Why a jackpot report of ``machine_id`` (seq ``seq``) on ``level`` (locked, with its ``params``) is
+    not a hit, as (code, triggering game id); None when it is one."""
+    live = None if level is None else _member_live(level, machine_id)
+    if live is None:
+        return HitRefusal.Code.NOT_A_MEMBER, None
+    if level.stopped:
+        return HitRefusal.Code.LEVEL_STOPPED, None
+    if level.mystery:
+        return HitRefusal.Code.MYSTERY_LEVEL, None
+    if not live:
+        return HitRefusal.Code.MACHINE_NOT_LIVE, None
+    game = triggering_game(machine_id, seq)
+    if game is None:
+        return HitRefusal.Code.NO_TRIGGERING_GAME, None
+    game_id, wager, is_max_bet = game
+    if wager < params.min_wager_cents:
+        return HitRefusal.Code.WAGER_BELOW_MINIMUM, game_id
+    if params.max_bet_only and not is_max_bet:
+        return HitRefusal.Code.NOT_MAX_BET, game_id
+    return None
+
+
+def hit_refusals_record(refusals: list[HitRefusal], *, now: datetime) -> None:
+    """Stores refused reports and alerts the floor, one ``jackpot_refused`` alert per report."""
+    if not refusals:
+        return
+    seqs = dict(MachineEvent.objects.filter(id__in=[r.event_id for r in refusals]).values_list("id", "seq"))
+    alerts = []
+    for refusal in refusals:
+        refusal.detail = (
+            f"Jackpot report (seq {seqs[refusal.event_id]}) on level {refusal.level_id} refused: "
+            f"{refusal.code}. Nothing is paid; check the machine."
+        )
+        logger.warning("machine %s: %s", refusal.machine_id, refusal.detail)
+        alerts.append(
+            MachineAlert(
+                machine_id=refusal.machine_id,
+                kind=MachineAlert.Kind.JACKPOT_REFUSED,
+                seq=seqs[refusal.event_id],
+                at=now,
+                detail=refusal.detail,
+                payload={
+                    "level": refusal.level_id,
+                    "code": refusal.code,
+                    "game_event": refusal.game_event_id,
+                },
+            )
+        )
+    HitRefusal.objects.bulk_create(refusals)
+    MachineAlert.objects.bulk_create(alerts)
 
 
 @dataclass(frozen=True)
@@ -64,11 +185,13 @@ def award_record_locked(
     event_id: int | None = None,
     machine_amount_cents: int | None = None,
     reference: str = "",
+    play: Play | None = None,
 ) -> Recorded:
     """Records a win on a level the caller has locked; the caller saves ``state`` on the level.
 
     One Hit per winner (each its own order number); the level resets only on a WHOLE award. The staged
-    parameter changes take effect at that reset (rule 4) and a mystery level draws its next trigger."""
+    parameter changes take effect at that reset (rule 4) and a mystery level draws its next trigger.
+    ``play``: the triggering event's place in the order of play (engine hits), recorded on the hit."""
     params = level_params(level)
     before = snapshot(params, state)
     next_params = params
@@ -78,6 +201,7 @@ def award_record_locked(
         params, state, mode, value, winners=winners, next_params=next_params, randbelow=trigger_randbelow
     )
     number = _hit_number_next(level)
+    late = play is not None and _played_after(level, play)
     hits = []
     for i in range(winners):
         discrepancy = None
@@ -105,6 +229,8 @@ def award_record_locked(
                 discrepancy_cents=discrepancy,
                 event_id=event_id,
                 before=before,
+                play_seq=play.seq if play is not None else None,
+                late=late,
             )
         )
     entries = []

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import factory
 from django.utils import timezone
 
 from slots.models import MachineEvent
+
+_last_at = [dt.datetime.min.replace(tzinfo=dt.UTC)]
+
+
+def _now_after_the_last() -> dt.datetime:
+    """Now, but always after the previous event's time: the order of play (at, machine, seq) of events a
+    test creates one after another is then the order it created them in."""
+    now = max(timezone.now(), _last_at[0] + dt.timedelta(microseconds=1))
+    _last_at[0] = now
+    return now
 
 
 class GameEventFactory(factory.django.DjangoModelFactory):
@@ -14,7 +26,7 @@ class GameEventFactory(factory.django.DjangoModelFactory):
 
     seq = factory.Sequence(lambda n: n + 1)
     type = MachineEvent.Type.GAME
-    at = factory.LazyFunction(timezone.now)
+    at = factory.LazyFunction(_now_after_the_last)
     received_at = factory.LazyFunction(timezone.now)
     digest = "0" * 40
     payload = factory.LazyAttribute(lambda e: {"wager": e.wager_cents, "win": e.win_cents})

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from jackpots.audit import jackpots_audit
-from jackpots.models import Hit, LevelChange, ProgressiveMachine
+from jackpots.models import Hit, HitRefusal, LevelChange, ProgressiveMachine
 from jackpots.services import (
     AwardMode,
     EngineError,
@@ -21,6 +21,7 @@ from jackpots.services import (
     level_wager_add,
 )
 from jackpots.services.levels import level_create
+from slots.models import MachineAlert
 from tests.factories import SlotMachineFactory
 from tests.jackpots.conftest import GRAND, progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
@@ -35,8 +36,8 @@ def people(db):
 
 
 def _hit(machines, level, wagers=(10_000,), amount=100_000):
-    for wager in wagers:
-        GameEventFactory(machine=machines[0], wager_cents=wager)
+    for wager in wagers:  # the last one is the jackpot's triggering game
+        GameEventFactory(machine=machines[1], wager_cents=wager)
     JackpotEventFactory(machine=machines[1], level_id=level.id, amount_cents=amount)
     contributions_apply()
     return Hit.objects.get(level=level, number=Hit.objects.filter(level=level).count())
@@ -130,7 +131,7 @@ def test_parameter_changes_are_staged_until_the_next_reset(linked, people):
         {"rate": "0.01000000", "reset_mc": 100_000_000},
         {"rate": "0.02", "reset_mc": 50_000_000},
     )
-    GameEventFactory(machine=machines[0], wager_cents=1_000)
+    GameEventFactory(machine=machines[1], wager_cents=1_000)  # the jackpot's triggering game
     contributions_apply()
     level.refresh_from_db()
     assert (level.rate, level.current_mc) == (Decimal("0.01"), 100_010_000)
@@ -243,7 +244,8 @@ def test_table_primitives_share_and_whole_split(linked):
 
 def test_two_jackpot_events_in_one_batch_are_ordered_and_each_takes_its_turn(linked):
     _, machines, level = linked
-    GameEventFactory(machine=machines[0], wager_cents=50_000)  # +500,000 mc, reserve +100,000 mc
+    GameEventFactory(machine=machines[1], wager_cents=50_000)  # +500,000 mc, reserve +100,000 mc
+    GameEventFactory(machine=machines[2], wager_cents=1)  # +10 mc, reserve +2 mc
     JackpotEventFactory(machine=machines[1], level_id=level.id, amount_cents=100_500)
     JackpotEventFactory(machine=machines[2], level_id=level.id, amount_cents=100_500)
     contributions_apply()
@@ -254,6 +256,7 @@ def test_two_jackpot_events_in_one_batch_are_ordered_and_each_takes_its_turn(lin
         100_500,
         0,
     )
+    # The second cycle: reset + reserve 100,002 mc + the 10 mc the first award left.
     assert (second.number, second.machine_id, second.amount_cents, second.discrepancy_cents) == (
         2,
         machines[2].id,
@@ -261,7 +264,7 @@ def test_two_jackpot_events_in_one_batch_are_ordered_and_each_takes_its_turn(lin
         100_500 - 100_100,
     )
     level.refresh_from_db()
-    assert (level.current_mc, level.cycle, level.total_won_cents) == (100_000_000, 3, 200_600)
+    assert (level.current_mc, level.cycle, level.total_won_cents) == (100_000_012, 3, 200_600)
     assert jackpots_audit()[1] == []
 
 
@@ -275,24 +278,44 @@ def test_ledger_rows_cannot_be_edited_or_deleted(linked):
         entry.delete()
 
 
-def test_a_jackpot_event_for_a_level_the_machine_cannot_hit_is_logged_not_paid(linked, caplog):
+def test_a_jackpot_event_for_a_level_the_machine_cannot_hit_is_refused_not_paid(linked):
     _, _, level = linked
     stranger = SlotMachineFactory()
+    GameEventFactory(machine=stranger, wager_cents=450)
     event = JackpotEventFactory(machine=stranger, level_id=level.id, amount_cents=50_000)
-    assert contributions_apply() == 1
+    assert contributions_apply() == 2
     assert Hit.objects.filter(level=level).count() == 0
-    assert f"jackpot event {event.id} of machine {stranger.id} names level {level.id}" in caplog.text
+    refusal = HitRefusal.objects.get(event_id=event.id)
+    assert (refusal.level_id, refusal.machine_id, refusal.code) == (level.id, stranger.id, "not_a_member")
+    assert MachineAlert.objects.get(machine=stranger).kind == MachineAlert.Kind.JACKPOT_REFUSED
     level.refresh_from_db()
     assert (level.current_mc, level.hits) == (100_000_000, 0)
+    assert jackpots_audit()[1] == []
 
 
-def test_a_disabled_member_cannot_win_a_machine_triggered_level(linked, caplog):
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (
+            lambda machine, level: ProgressiveMachine.objects.filter(machine=machine).update(enabled=False),
+            "machine_not_live",
+        ),
+        (
+            lambda machine, level: level_stopped_set(
+                level, get_user_model().objects.create_user("m"), True, "fault"
+            ),
+            "level_stopped",
+        ),
+    ],
+)
+def test_a_disabled_member_or_a_stopped_level_cannot_be_won(linked, change, code):
     _, machines, level = linked
-    ProgressiveMachine.objects.filter(machine=machines[0]).update(enabled=False)
+    GameEventFactory(machine=machines[0], wager_cents=450)
+    change(machines[0], level)
     event = JackpotEventFactory(machine=machines[0], level_id=level.id, amount_cents=50_000)
-    assert contributions_apply() == 1
+    assert contributions_apply() == 2
     assert Hit.objects.filter(level=level).count() == 0
-    assert f"jackpot event {event.id} of machine {machines[0].id} names level {level.id}" in caplog.text
+    assert HitRefusal.objects.get(event_id=event.id).code == code
     level.refresh_from_db()
     assert (level.current_mc, level.hits) == (100_000_000, 0)
     assert jackpots_audit()[1] == []

@@ -188,6 +188,7 @@ def test_machine_rows_sum_to_every_ledger_row_exactly(rates, reserve_rate, limit
         rows = LedgerEntry.objects.filter(level=level, kind=LedgerEntry.Kind.CONTRIBUTION)
         for entry in rows:
             expected: dict[int, int] = defaultdict(int)
+            # Events are created in the order of play, so a row's events are an id range here.
             for event in MachineEvent.objects.filter(
                 type=MachineEvent.Type.GAME, id__gte=entry.first_event_id, id__lte=entry.last_event_id
             ):

@@ -186,10 +186,14 @@ def test_batches_equal_closed_form_of_the_raw_events(params, stream, batch_size)
     # The independent computation, from the raw events as stored.
     model = ModelLevel(params)
     paid = []
-    for event in MachineEvent.objects.filter(machine__in=machines).order_by("id"):
+    last_game: dict[int, int] = {}  # each machine's last wager: a report is a hit only if it was eligible
+    for event in MachineEvent.objects.filter(machine__in=machines).order_by("at", "machine_id", "seq"):
         if event.type == MachineEvent.Type.JACKPOT:
-            paid.append(model.hit())
-        elif event.wager_cents >= params.min_wager_cents:
+            if last_game.get(event.machine_id, 0) >= params.min_wager_cents:
+                paid.append(model.hit())
+            continue
+        last_game[event.machine_id] = event.wager_cents
+        if event.wager_cents >= params.min_wager_cents:
             model.wager(event.wager_cents)
     level.refresh_from_db()
     assert (level.current_mc, level.reserve_mc, level.overflow_mc) == (
