@@ -113,20 +113,18 @@ def _eligible(params: Params, wager: int, is_max_bet: bool) -> bool:
     return wager >= params.min_wager_cents and (is_max_bet or not params.max_bet_only)
 
 
-def replay(
-    order: list[Event], levels: dict[int, Params], triggers: Callable[[Params], int | None]
-) -> list[ModelHit]:
+def replay(order: list[Event], levels: dict[int, Params], randbelow: Callable[[int], int]) -> list[ModelHit]:
     """The hits of ``order`` (the events as the documented rule applies them) on member-only ``levels``.
 
     A report wins its level only if the machine's last game before it in seq order was eligible, among
     the games before it in ``order``: those the engine had stored when it applied the report, given that a
     machine's clock never runs backwards (its earlier games then come before it in play and in batches); a
-    mystery level is won by the game that takes it to its trigger (``triggers`` draws the
-    next one at each reset, as the engine's draw does). A hit is late when one numbered before it on its
-    level was played after it."""
+    mystery level is won by the game that takes it to its trigger (each level's own ``trigger`` draws it
+    with ``randbelow`` when the level opens and after each reset, as the engine's draw does). A hit is
+    late when one numbered before it on its level was played after it."""
     games: dict[int, list[Event]] = {}  # each machine's games so far
     models = {lid: ModelLevel(params) for lid, params in levels.items()}
-    trigger = {lid: triggers(params) for lid, params in levels.items() if params.mystery}
+    trigger = {lid: models[lid].trigger(randbelow) for lid, params in levels.items() if params.mystery}
     latest: dict[int, tuple] = {}
     hits: list[ModelHit] = []
 
@@ -135,7 +133,7 @@ def replay(
         latest[lid] = max(latest.get(lid, event.place), event.place)
         hits.append(ModelHit(lid, event.machine_id, models[lid].hit(), late))
         if levels[lid].mystery:
-            trigger[lid] = triggers(levels[lid])
+            trigger[lid] = models[lid].trigger(randbelow)
 
     for event in order:
         if event.kind == "jackpot":

@@ -146,7 +146,7 @@ def _posted(stream, draws, monkeypatch, rng: random.Random, *, engine_between: b
 def _expected(order: list[Event], grand, mystery, draws) -> list[ModelHit]:
     model_draw = _drawer(draws)
     levels = {grand.id: GRAND, mystery.id: MYSTERY}
-    return _by_level(replay(order, levels, lambda params: core.draw_trigger(params, model_draw)))
+    return _by_level(replay(order, levels, model_draw))
 
 
 @pytest.mark.django_db
