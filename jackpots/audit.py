@@ -338,10 +338,14 @@ def machine_hits_audit(level: Level) -> list[Discrepancy]:
     reported = Hit.objects.filter(level=level, kind=HitKind.MACHINE, event_id__isnull=False).order_by(
         "number"
     )
-    seqs = dict(MachineEvent.objects.filter(id__in=reported.values("event_id")).values_list("id", "seq"))
+    reports = MachineEvent.objects.filter(id__in=reported.values("event_id")).values_list(
+        "id", "seq", "applied_at"
+    )
+    places = {event_id: (seq, applied_at) for event_id, seq, applied_at in reports}
     for hit in reported:
         params = snapshot_params(hit.before)
-        game = triggering_game(hit.machine_id, seqs.get(hit.event_id, 0))
+        seq, applied_at = places.get(hit.event_id, (0, None))
+        game = triggering_game(hit.machine_id, seq, applied_by=applied_at)
         if hit.machine_id not in members:
             why = "its machine is not a member of the progressive"
         elif game is None:

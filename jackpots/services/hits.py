@@ -85,14 +85,15 @@ def _played_after(level: Level, play: Play) -> bool:
 Game = tuple[int, int, bool | None]
 
 
-def triggering_game(machine_id: int, seq: int) -> Game | None:
-    """The machine's last game before its report ``seq`` in seq order (one indexed look-up)."""
-    return (
-        MachineEvent.objects.filter(machine_id=machine_id, type=MachineEvent.Type.GAME, seq__lt=seq)
-        .order_by("-seq")
-        .values_list("id", "wager_cents", "is_max_bet")
-        .first()
-    )
+def triggering_game(machine_id: int, seq: int, applied_by: datetime | None = None) -> Game | None:
+    """The machine's last game before its report ``seq`` in seq order (one indexed look-up). The engine
+    asks while it applies the report, so it sees the games stored by then; ``applied_by`` (the report's
+    batch time) asks the same afterwards: a game that reached the server after its report was applied is
+    late and does not change what the report was judged on."""
+    games = MachineEvent.objects.filter(machine_id=machine_id, type=MachineEvent.Type.GAME, seq__lt=seq)
+    if applied_by is not None:
+        games = games.filter(applied_at__lte=applied_by)
+    return games.order_by("-seq").values_list("id", "wager_cents", "is_max_bet").first()
 
 
 def _member_live(level: Level, machine_id: int) -> bool | None:

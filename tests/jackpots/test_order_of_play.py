@@ -126,6 +126,17 @@ def test_grease_grand_after_a_60_cent_game_is_refused_but_major_is_won(post):
     assert jackpots_audit()[1] == []
 
 
+def test_a_game_that_arrives_after_its_report_was_judged_does_not_change_the_audit(post):
+    """The report is judged on the games the engine had when it applied it. An earlier-seq game that
+    reaches the server afterwards (a machine posting out of order) is late: the audit judges the hit on
+    what the engine had, as the documented order says, instead of reporting a paid hit as ineligible."""
+    (machine,), (grand, _major, _minor) = _seeded(DIAMOND_VAULT, 1, max_bet_cents=450)
+    post(machine, [_game(machine, 1, 0, 450), _jackpot(machine, 3, 200, grand)])
+    assert Hit.objects.filter(level=grand).count() == 1
+    post(machine, [_game(machine, 2, 100, 50)])  # seq 2 came before the report, but arrives after it
+    assert jackpots_audit()[1] == []
+
+
 def test_a_report_without_a_game_or_below_the_minimum_is_refused(post):
     (machine,), (_grand, major, *_rest) = _seeded(
         GREASE, 1, denomination_cents=1, min_bet_cents=30, max_bet_cents=300
