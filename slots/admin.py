@@ -12,12 +12,11 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from floor.admin_changelist import BoundedDateHierarchyMixin
+from floor.admin_common import ReadOnlyAdmin, audit
 from floor.admin_keys import keys_issue_response
 from floor.services import credentials_revoke, machine_key_issue
-from jackpots.admin.common import ReadOnlyAdmin, audit
-from jackpots.services.errors import EngineError
 from slots.models import GatewayKey, MachineKey, MeterDelta, SlotMachine
-from slots.services.meters import meter_delta_accept, meter_delta_correct
+from slots.services.meters import MeterReviewRefused, meter_delta_accept, meter_delta_correct
 
 
 class ActiveKeyFilter(admin.SimpleListFilter):
@@ -204,7 +203,7 @@ class MeterDeltaAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     def _review(self, request: HttpRequest, row: MeterDelta, apply, done: str) -> None:
         try:
             reviewed = apply(row)
-        except EngineError as error:
+        except MeterReviewRefused as error:
             self.message_user(request, f"{row}: {error.message} ({error.code})", messages.ERROR)
             return
         audit(request, reviewed, done)

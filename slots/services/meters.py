@@ -25,9 +25,18 @@ from django.db import models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from jackpots.services.errors import EngineError
 from slots.models import MachineAlert, MachineMeter, MeterDelta, SlotMachine
 from slots.services.parsing import ParsedEvent
+
+
+class MeterReviewRefused(Exception):
+    """A review of a flagged meter delta refused: a stable code and a sentence for the floor manager."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
 
 BASELINE = MeterDelta.Kind.BASELINE
 INCREMENT = MeterDelta.Kind.INCREMENT
@@ -259,23 +268,23 @@ def meter_delta_correct(delta_id: int, user, value: object, note: str) -> MeterD
     """A person replaces a flagged delta with their own figure (read off the machine's meters, say); the
     machine's figure stays in ``reported_delta``. A note saying why is required."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise EngineError("invalid_delta", _("The corrected delta must be a whole number, 0 or more."))
+        raise MeterReviewRefused("invalid_delta", _("The corrected delta must be a whole number, 0 or more."))
     if not note or not note.strip():
-        raise EngineError("reason_required", _("A correction needs a note saying why."))
+        raise MeterReviewRefused("reason_required", _("A correction needs a note saying why."))
     return _review(delta_id, user, MeterDelta.Review.CORRECTED, value, note)
 
 
 def _review(delta_id: int, user, review: str, value: int | None, note: str) -> MeterDelta:
-    """Records who reviewed a flagged delta and when; bad input raises EngineError and changes nothing."""
+    """Records who reviewed a flagged delta and when; bad input raises MeterReviewRefused, changes nothing."""
     with transaction.atomic():
         row = MeterDelta.objects.select_related("event").filter(pk=delta_id).first()
         if row is None:
-            raise EngineError("not_found", _("No such meter delta."))
+            raise MeterReviewRefused("not_found", _("No such meter delta."))
         # The machine's row first, as the ingest locks it: one order, no deadlock with a new snapshot.
         SlotMachine.objects.select_for_update().filter(pk=row.machine_id).first()
         row = MeterDelta.objects.select_for_update().select_related("event").get(pk=delta_id)
         if row.review != MeterDelta.Review.PENDING:
-            raise EngineError(
+            raise MeterReviewRefused(
                 "not_pending", _("Only a flagged delta awaiting review can be accepted or corrected.")
             )
         if value is not None:

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jackpots.services.errors import EngineError
 from slots.models import MachineAlert, MachineMeter, MeterDelta
 from slots.services.meters import (
+    MeterReviewRefused,
     PlausibilityRule,
     implausible_jumps,
     meter_ceiling,
@@ -279,7 +279,7 @@ def test_reports_leave_a_flagged_delta_out_until_accepted(flagged, machine, floo
     assert MachineMeter.objects.get(machine=machine, name="handpay").total == 999_999_000
     alert = MachineAlert.objects.get(kind="implausible_meters")
     assert (alert.acknowledged_by, alert.acknowledged_at) == (floor_manager, accepted.reviewed_at)
-    with pytest.raises(EngineError) as error:
+    with pytest.raises(MeterReviewRefused) as error:
         meter_delta_accept(flagged.id, floor_manager)
     assert error.value.code == "not_pending"
 
@@ -291,7 +291,7 @@ def test_a_correction_replaces_the_delta_and_keeps_the_reported_one(flagged, mac
         (True, "x", "invalid_delta"),
         (125_000, " ", "reason_required"),
     ):
-        with pytest.raises(EngineError) as error:
+        with pytest.raises(MeterReviewRefused) as error:
             meter_delta_correct(flagged.id, floor_manager, value, note)
         assert error.value.code == code
     assert MeterDelta.objects.get(pk=flagged.pk).review == "pending"
