@@ -55,9 +55,11 @@ INSTALLED_APPS = [
     "import_export",
     "channels",
     "axes",
+    "common.apps.CommonConfig",
     "floor.apps.FloorConfig",
     "slots.apps.SlotsConfig",
     "jackpots.apps.JackpotsConfig",
+    "workspace.apps.WorkspaceConfig",
 ]
 
 MIDDLEWARE = [

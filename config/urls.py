@@ -22,5 +22,6 @@ urlpatterns = [
     path("api/v1/", include("jackpots.urls")),
     path("api/v1/", include("jackpots.tables.urls")),
     path("signage/", include("jackpots.signage.urls")),
+    path("", include("workspace.urls")),
     path("", include("floor.urls")),
 ]
