@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
+from datetime import datetime
 from typing import Protocol
 
 from channels.db import database_sync_to_async
@@ -17,6 +18,7 @@ from django.conf import settings
 from jackpots.selectors import progressive_links
 from jackpots.signage.loops import loop_local
 from jackpots.signage.selectors import screen_token_digests
+from jackpots.signage.services import screen_presence_frames
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +26,8 @@ logger = logging.getLogger(__name__)
 class LinkListener(Protocol):
     screen_id: int
     token_digest: str
+
+    def last_frame_at(self) -> datetime | None: ...
 
     async def link_changed(self, progressive_id: int, state: str) -> None: ...
 
@@ -55,6 +59,7 @@ class LinkWatcher:
 
     async def check(self) -> None:
         await self.tokens_check()
+        await self.presence_write()
         states = await database_sync_to_async(progressive_links)(sorted(self.listeners))
         for pid, state in states.items():
             for listener in list(self.listeners.get(pid, ())):
@@ -67,6 +72,16 @@ class LinkWatcher:
             if digests.get(sign.screen_id) != sign.token_digest:
                 self.unwatch(sign)
                 await sign.token_revoked()
+
+    async def presence_write(self) -> None:
+        """Each screen's last frame time, the latest of its signs here, for the workspace's preview."""
+        last: dict[int, datetime] = {}
+        for sign in self.signs:
+            at = sign.last_frame_at()
+            if at is not None and (sign.screen_id not in last or at > last[sign.screen_id]):
+                last[sign.screen_id] = at
+        if last:
+            await database_sync_to_async(screen_presence_frames)(last)
 
     async def _run(self) -> None:
         interval = float(settings.SIGNAGE_LINK_CHECK_SECONDS)
