@@ -2,7 +2,8 @@
 SIGNAGE_LINK_CHECK_SECONDS, the link state of the progressives its connected signs show, with one pair of
 queries for all of them, and tells each sign about a change. A thousand signs cost the database the same
 two queries as one. In the same round it re-reads the token digest of every connected sign's screen (one
-more query) and closes the signs whose token was revoked or reissued since they connected."""
+more query) and closes the signs whose token was revoked or reissued since they connected; then it records
+the last frame time of each screen it serves (``ScreenPresence``, for the workspace's sign preview)."""
 
 from __future__ import annotations
 
@@ -59,11 +60,12 @@ class LinkWatcher:
 
     async def check(self) -> None:
         await self.tokens_check()
-        await self.presence_write()
         states = await database_sync_to_async(progressive_links)(sorted(self.listeners))
         for pid, state in states.items():
             for listener in list(self.listeners.get(pid, ())):
                 await listener.link_changed(pid, state)
+        # Last: a failure to record presence must not hold back the signs' link states.
+        await self.presence_write()
 
     async def tokens_check(self) -> None:
         signs = list(self.signs)

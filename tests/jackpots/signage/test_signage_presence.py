@@ -27,8 +27,9 @@ def status_by_slug(venue_id: int) -> dict[str, tuple[str, int]]:
 async def test_a_sign_is_live_while_connected_and_offline_once_it_leaves(
     sign_setup: SignSetup, settings
 ) -> None:
+    # Live while the last frame is at most 2.1 s old (two checks and a heartbeat): a loaded machine too.
     settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("0.05")
-    settings.SIGNAGE_HEARTBEAT_SECONDS = Decimal("0.05")
+    settings.SIGNAGE_HEARTBEAT_SECONDS = Decimal("2")
     venue_id = sign_setup.screen.venue_id
     await database_sync_to_async(SignageScreenFactory)(slug="nog-9", venue=sign_setup.screen.venue)
     assert await database_sync_to_async(status_by_slug)(venue_id) == {
@@ -47,11 +48,15 @@ async def test_a_sign_is_live_while_connected_and_offline_once_it_leaves(
     presence = await database_sync_to_async(ScreenPresence.objects.get)(screen=sign_setup.screen)
     connected_at = presence.last_frame_at
 
-    # Heartbeats go out; the link check writes the last frame time.
-    await asyncio.sleep(0.5)
-    presence = await database_sync_to_async(ScreenPresence.objects.get)(screen=sign_setup.screen)
+    # A heartbeat goes out; the next link check records its time.
+    assert (await sign.receive_json_from(timeout=5))["type"] == "heartbeat"
+    for _ in range(100):
+        presence = await database_sync_to_async(ScreenPresence.objects.get)(screen=sign_setup.screen)
+        if presence.last_frame_at > connected_at:
+            break
+        await asyncio.sleep(0.05)
     assert presence.last_frame_at > connected_at
-    assert timezone.now() - presence.last_frame_at < timedelta(seconds=1)
+    assert timezone.now() - presence.last_frame_at < timedelta(seconds=3)
 
     await other.disconnect()
     assert await database_sync_to_async(status_by_slug)(venue_id) == {
