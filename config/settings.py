@@ -346,6 +346,9 @@ if not Decimal("0.01") <= SIGNAGE_HEARTBEAT_SECONDS <= Decimal("5"):
 SIGNAGE_LINK_CHECK_SECONDS = env_decimal("SIGNAGE_LINK_CHECK_SECONDS", "2")
 if SIGNAGE_LINK_CHECK_SECONDS <= 0:
     raise ImproperlyConfigured("SIGNAGE_LINK_CHECK_SECONDS must be more than 0.")
+# A sign on which nothing has changed (no amount, hit, link or theme) for this long plays its attract
+# animation, until the next change.
+SIGNAGE_ATTRACT_SECONDS = env_int("SIGNAGE_ATTRACT_SECONDS", 60, minimum=5)
 
 # Screen tokens travel in query strings: config.log_redaction blanks ``token=`` values in every record
 # of the request loggers (uvicorn's access and websocket lines, django.request, django.server) and of

@@ -72,6 +72,8 @@ class SignageScreen(models.Model):
     )
     slug = models.SlugField(_("slug"), max_length=40, unique=True)
     name = models.CharField(_("name"), max_length=120, blank=True)
+    # The language of the sign's words and number formats (amounts, "must hit by", link down).
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, default="it")
     progressives = models.ManyToManyField(
         "jackpots.Progressive", related_name="screens", blank=True, verbose_name=_("progressives shown")
     )

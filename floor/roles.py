@@ -53,6 +53,7 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("slots", "machineevent", VIEW),
         Rule("jackpots", "*", VIEW),
         Rule("jackpots", "table", EDIT),
+        Rule("jackpots", "signtheme", EDIT),
         # add: issue a table key; change: revoke one (keys are never edited otherwise).
         Rule("jackpots", "tablekey", ("add", "change")),
         Rule("jackpots", "exchangerate", ("add",)),

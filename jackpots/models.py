@@ -440,6 +440,7 @@ class LevelChange(ChangeRecord):
 
 
 # The table games' models live in their own module; importing them here makes them the jackpots app's.
+from jackpots.signage.models import ScreenPresence, SignTheme  # noqa: E402, F401
 from jackpots.tables.models import (  # noqa: E402, F401
     ExchangeRate,
     PayLine,

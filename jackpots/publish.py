@@ -21,7 +21,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
-from jackpots.signage.selectors import hit_message, level_updates
+from jackpots.signage.selectors import hit_message, level_updates, theme_message
 
 logger = logging.getLogger(__name__)
 
@@ -99,3 +99,10 @@ def hit_announced(hit_id: int) -> None:
         return
     progressive_id, message = found
     _publish([(progressive_group(progressive_id), message)])
+
+
+def theme_changed(progressive_id: int) -> None:
+    """A progressive's sign theme changed: its connected signs redraw its card without a reload."""
+    message = theme_message(progressive_id)
+    if message is not None:
+        _publish([(progressive_group(progressive_id), message)])

@@ -10,6 +10,8 @@ connection, so a client can count what it missed.
 from __future__ import annotations
 
 import asyncio
+import time
+from datetime import UTC, datetime
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -23,6 +25,7 @@ from jackpots.signage.hub import frame_head, frame_text, hub_join, hub_leave
 from jackpots.signage.links import link_watcher
 from jackpots.signage.loops import start_eagerly
 from jackpots.signage.selectors import screen_authenticate, screen_content
+from jackpots.signage.services import screen_presence_connected, screen_presence_disconnected
 from jackpots.signage.snapshots import snapshot_share
 
 CLOSE_UNAUTHORIZED = 4401
@@ -39,6 +42,8 @@ class SignageConsumer(AsyncWebsocketConsumer):
         self.update_interval = 1 / float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND)
         self.flush_handle: asyncio.TimerHandle | None = None
         self.heartbeat_task: asyncio.Task | None = None
+        self.screen_id: int | None = None
+        self.last_frame_time: float | None = None  # wall clock, for the screen's presence
         if not websocket_origin_allowed(self.scope):
             await self.close()  # before accept: the handshake is refused with 403
             return
@@ -54,6 +59,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
         # revoked or reissued.
         self.screen_id = screen.id
         self.token_digest = screen.token_digest
+        await database_sync_to_async(screen_presence_connected)(screen.id)
         content = await database_sync_to_async(screen_content)(screen)
         # Join (through this process's hub for this content) before reading the snapshot: a change
         # committed in between arrives as an update with a higher seq; anything older is dropped.
@@ -76,6 +82,13 @@ class SignageConsumer(AsyncWebsocketConsumer):
             self.heartbeat_task.cancel()
         if self.hub_key is not None:
             await hub_leave(self, self.hub_key)
+        if self.screen_id is not None:
+            await database_sync_to_async(screen_presence_disconnected)(self.screen_id, self.last_frame_at())
+
+    def last_frame_at(self) -> datetime | None:
+        if self.last_frame_time is None:
+            return None
+        return datetime.fromtimestamp(self.last_frame_time, tz=UTC)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Signs only listen."""
@@ -86,6 +99,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
     async def send_head(self, head: str) -> None:
         """Writes the frame encoded as ``head`` (``hub.frame_head``) with this connection's next ``n``."""
         self.frames += 1
+        self.last_frame_time = time.time()
         await self.send(text_data=frame_text(head, self.frames))
 
     # --- from the hub: plain calls, so a slow screen never holds the others back ----------------------
@@ -111,6 +125,9 @@ class SignageConsumer(AsyncWebsocketConsumer):
         self.flush_handle = loop.call_later(max(0.0, pacing), self._flush_now)
 
     def hit_received(self, frame: dict) -> None:
+        start_eagerly(self.send_frame(frame))
+
+    def frame_received(self, frame: dict) -> None:
         start_eagerly(self.send_frame(frame))
 
     # --- pacing, heartbeat, link --------------------------------------------------------------------

@@ -42,6 +42,8 @@ class Sign(Protocol):
 
     def hit_received(self, frame: dict) -> None: ...
 
+    def frame_received(self, frame: dict) -> None: ...
+
 
 class ScreenHub:
     def __init__(self, key: Key) -> None:
@@ -93,6 +95,10 @@ class ScreenHub:
                     }
                     for sign in list(self.signs):
                         sign.hit_received(frame)
+                elif message["type"] == "theme.changed":
+                    frame = {"type": "theme", "jackpot": message["progressive"], "theme": message["theme"]}
+                    for sign in list(self.signs):
+                        sign.frame_received(frame)
             except Exception:
                 logger.exception("Signage hub could not handle %s", message.get("type"))
 

@@ -2,13 +2,15 @@
 SIGNAGE_LINK_CHECK_SECONDS, the link state of the progressives its connected signs show, with one pair of
 queries for all of them, and tells each sign about a change. A thousand signs cost the database the same
 two queries as one. In the same round it re-reads the token digest of every connected sign's screen (one
-more query) and closes the signs whose token was revoked or reissued since they connected."""
+more query) and closes the signs whose token was revoked or reissued since they connected; then it records
+the last frame time of each screen it serves (``ScreenPresence``, for the workspace's sign preview)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections import defaultdict
+from datetime import datetime
 from typing import Protocol
 
 from channels.db import database_sync_to_async
@@ -17,6 +19,7 @@ from django.conf import settings
 from jackpots.selectors import progressive_links
 from jackpots.signage.loops import loop_local
 from jackpots.signage.selectors import screen_token_digests
+from jackpots.signage.services import screen_presence_frames
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +27,8 @@ logger = logging.getLogger(__name__)
 class LinkListener(Protocol):
     screen_id: int
     token_digest: str
+
+    def last_frame_at(self) -> datetime | None: ...
 
     async def link_changed(self, progressive_id: int, state: str) -> None: ...
 
@@ -59,6 +64,8 @@ class LinkWatcher:
         for pid, state in states.items():
             for listener in list(self.listeners.get(pid, ())):
                 await listener.link_changed(pid, state)
+        # Last: a failure to record presence must not hold back the signs' link states.
+        await self.presence_write()
 
     async def tokens_check(self) -> None:
         signs = list(self.signs)
@@ -67,6 +74,16 @@ class LinkWatcher:
             if digests.get(sign.screen_id) != sign.token_digest:
                 self.unwatch(sign)
                 await sign.token_revoked()
+
+    async def presence_write(self) -> None:
+        """Each screen's last frame time, the latest of its signs here, for the workspace's preview."""
+        last: dict[int, datetime] = {}
+        for sign in self.signs:
+            at = sign.last_frame_at()
+            if at is not None and (sign.screen_id not in last or at > last[sign.screen_id]):
+                last[sign.screen_id] = at
+        if last:
+            await database_sync_to_async(screen_presence_frames)(last)
 
     async def _run(self) -> None:
         interval = float(settings.SIGNAGE_LINK_CHECK_SECONDS)

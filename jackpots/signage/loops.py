@@ -45,23 +45,29 @@ def start_eagerly(coro: Coroutine[Any, Any, None]) -> None:
 
 
 async def _resume(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
-    """Drives ``coro`` on from where ``start_eagerly`` left it: waits for what it waits for, resumes it."""
+    """Drives ``coro`` on from where ``start_eagerly`` left it: waits for what it waits for, resumes it.
+
+    A future ``coro`` yielded is waited on with ``asyncio.wait``, not awaited: awaiting it again would
+    need asyncio's private blocking flag reset, and ``wait`` neither touches the future nor raises its
+    exception (``coro`` reads the outcome itself on resuming)."""
     while True:
         try:
-            try:
-                if waiting is None:  # a bare yield: give the loop a turn
+            if waiting is None:  # a bare yield: give the loop a turn
+                try:
                     await asyncio.sleep(0)
-                else:
-                    # What a task does with a future its coroutine yields, or awaiting it again fails.
-                    waiting._asyncio_future_blocking = False
-                    await waiting
-            except asyncio.CancelledError as cancelled:
-                if waiting is None or not waiting.cancelled():
+                except asyncio.CancelledError as cancelled:
                     waiting = coro.throw(cancelled)
                     continue
-                # Cancelling this task cancelled the future: ``coro`` reads that from it on resuming.
-            except Exception:
-                pass  # ``coro`` reads the future's outcome itself on resuming
+            else:
+                try:
+                    await asyncio.wait([waiting])
+                except asyncio.CancelledError as cancelled:
+                    # As a task does: cancelling it cancels the future its coroutine waits on, and the
+                    # coroutine reads that on resuming; a future already done cannot carry it, so it is
+                    # thrown in.
+                    if not waiting.cancel():
+                        waiting = coro.throw(cancelled)
+                        continue
             waiting = coro.send(None)
         except StopIteration:
             return

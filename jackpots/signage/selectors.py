@@ -3,12 +3,13 @@ publishes."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.utils import timezone
 
 from common.credentials import screen_token_matches
 from common.money import cents_eur, mc_eur, mc_to_cents
 from floor.models import SignageScreen
-from jackpots.models import Hit, Level
+from jackpots.models import Hit, Level, Progressive, ScreenPresence, SignTheme, TableSeat
 from jackpots.selectors import (
     hit_place,
     progressive_links,
@@ -16,6 +17,7 @@ from jackpots.selectors import (
     progressives_list,
 )
 from jackpots.signage.currency import ScreenContent, amounts_in, display_rate
+from jackpots.signage.themes import theme_public
 
 
 def screen_authenticate(slug: str, token: str) -> SignageScreen | None:
@@ -45,8 +47,12 @@ def signage_snapshot(content: ScreenContent) -> list[dict]:
     progressives = progressives_list().filter(id__in=content.progressives).order_by("name", "id")
     now = timezone.now()
     jackpots = []
+    themes = {theme.progressive_id: theme for theme in SignTheme.objects.filter(progressive__in=progressives)}
     for progressive in progressives:
         shown = progressive_public(progressive, link=links[progressive.id])
+        shown["theme"] = theme_public(themes.get(progressive.id), progressive.name)
+        for level, level_shown in zip(progressive.levels.all(), shown["levels"], strict=True):
+            level_shown.update(level_teaser(level))
         if progressive.currency != content.currency:
             rate = display_rate(progressive.currency, content.currency, now)
             if rate is not None:
@@ -59,10 +65,33 @@ def signage_snapshot(content: ScreenContent) -> list[dict]:
                         rate,
                         amount=mc_to_cents(level.current_mc),
                         reset=mc_to_cents(level.reset_mc),
+                        **(
+                            {"must_hit_by": mc_to_cents(level.limit_mc)}
+                            if level_teaser(level)["mystery"]
+                            else {}
+                        ),
                     )
                 )
         jackpots.append(shown)
     return jackpots
+
+
+def level_teaser(level: Level) -> dict:
+    """Whether a level is a mystery (must-hit-by) level and, if so, the amount it must hit by (its limit,
+    public; never its secret trigger, rule 9), which a sign shows as a teaser line."""
+    if not level.mystery or level.limit_mc is None:
+        return {"mystery": False}
+    return {"mystery": True, "must_hit_by_eur": mc_eur(level.limit_mc)}
+
+
+def theme_message(progressive_id: int) -> dict | None:
+    """The message telling a progressive's signs its theme, as a sign draws it; None once it is gone."""
+    progressive = Progressive.objects.filter(id=progressive_id).first()
+    if progressive is None:
+        return None
+    theme = SignTheme.objects.filter(progressive=progressive).first()
+    shown = theme_public(theme, progressive.name)
+    return {"type": "theme.changed", "progressive": progressive_id, "theme": shown}
 
 
 def level_updates(level_ids: list[int]) -> dict[int, dict]:
@@ -84,7 +113,7 @@ def level_updates(level_ids: list[int]) -> dict[int, dict]:
 def hit_message(hit_id: int) -> tuple[int, dict] | None:
     """The progressive a hit belongs to and the message for its signs: the frame, and the amounts in
     cents of the pool's currency for screens in another currency."""
-    hit = Hit.objects.filter(id=hit_id).select_related("level__progressive", "machine").first()
+    hit = Hit.objects.filter(id=hit_id).select_related("level__progressive", "machine__room").first()
     if hit is None:
         return None
     frame = {
@@ -92,6 +121,7 @@ def hit_message(hit_id: int) -> tuple[int, dict] | None:
         "level": hit.level_id,
         "amount_eur": cents_eur(hit.amount_cents),
         "machine": hit_place(hit),
+        "place": hit_where(hit),
         "reset_eur": mc_eur(hit.level.reset_mc),
         "seq": hit.level_seq,
     }
@@ -101,3 +131,60 @@ def hit_message(hit_id: int) -> tuple[int, dict] | None:
         "pool_currency": hit.level.progressive.currency,
         "cents": {"amount": hit.amount_cents, "reset": mc_to_cents(hit.level.reset_mc)},
     }
+
+
+def hit_where(hit: Hit) -> str | None:
+    """The room and game a hit was won at, as a WIN names them ("Sala Uno · Grease"); a table prize is
+    named by the room and game of the table that won it first."""
+    if hit.machine_id is not None:
+        return f"{hit.machine.room.name} · {hit.machine.game_title}"
+    seat = (
+        TableSeat.objects.filter(share__hit=hit).select_related("round__table__room").order_by("id").first()
+    )
+    if seat is None:
+        return None
+    table = seat.round.table
+    game = table.get_game_display()
+    return f"{table.room.name} · {game}" if table.room_id else game
+
+
+SCREEN_LIVE = "live"  # a sign is connected and was sent a frame lately
+SCREEN_SILENT = "silent"  # connected by the record, but no frame lately: a server died or hangs
+SCREEN_OFFLINE = "offline"  # connected once, no connection open now
+SCREEN_NEVER = "never"  # never connected
+
+
+def presence_stale_seconds() -> float:
+    """How old a screen's last frame time may be while it counts as live: the server writes it once per
+    link check and sends at least a heartbeat in between, so two checks and a heartbeat of silence."""
+    return 2 * float(settings.SIGNAGE_LINK_CHECK_SECONDS) + float(settings.SIGNAGE_HEARTBEAT_SECONDS)
+
+
+def screens_status(venue_id: int) -> list[dict]:
+    """Every screen of the venue, by slug, with its connection state (``SCREEN_*``), open connections
+    and last frame time: what the workspace's sign preview shows the floor."""
+    now = timezone.now()
+    stale = presence_stale_seconds()
+    presences = {
+        presence.screen_id: presence for presence in ScreenPresence.objects.filter(screen__venue_id=venue_id)
+    }
+    status = []
+    for screen in SignageScreen.objects.filter(venue_id=venue_id).order_by("slug"):
+        presence = presences.get(screen.id)
+        if presence is None or (presence.connected_at is None and presence.last_frame_at is None):
+            state, connections, last_frame_at = SCREEN_NEVER, 0, None
+        else:
+            connections, last_frame_at = presence.connections, presence.last_frame_at
+            recent = last_frame_at is not None and (now - last_frame_at).total_seconds() <= stale
+            state = SCREEN_OFFLINE if connections == 0 else SCREEN_LIVE if recent else SCREEN_SILENT
+        status.append(
+            {
+                "id": screen.id,
+                "slug": screen.slug,
+                "name": screen.name,
+                "state": state,
+                "connections": connections,
+                "last_frame_at": last_frame_at,
+            }
+        )
+    return status

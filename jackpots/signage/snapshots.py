@@ -26,11 +26,15 @@ class SignageLevelSerializer(LevelPublicSerializer):
     amount = serializers.IntegerField(required=False)
     reset = serializers.IntegerField(required=False)
     currency = serializers.CharField(required=False)
+    mystery = serializers.BooleanField()
+    must_hit_by_eur = serializers.CharField(required=False, help_text="A mystery level's must-hit-by amount.")
+    must_hit_by = serializers.IntegerField(required=False)
 
 
 class SignageProgressiveSerializer(ProgressivePublicSerializer):
     rate = serializers.CharField(required=False, help_text="Venue currency per pool unit, when converted.")
     levels = SignageLevelSerializer(many=True)
+    theme = serializers.DictField(help_text="Title, colours and logo of the progressive's card.")
 
 
 def _snapshot_read(key: Key) -> list[dict]:

@@ -1,13 +1,32 @@
-"""The sign's page: static HTML, CSS and JS (no build step); the data comes over the websocket."""
+"""The sign's page: static HTML, CSS and JS (no build step); the data comes over the websocket. Its words
+and number formats are the screen's language."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET
 
 from jackpots.signage.selectors import screen_authenticate
+
+
+def sign_strings() -> dict[str, str]:
+    """The sign's words in the active language; ``%(amount)s`` and ``%(names)s`` are filled in by the
+    page's script."""
+    return {
+        "connecting": _("Connecting…"),
+        "live": _("Live"),
+        "offline": _("Reconnecting…"),
+        "refused": _("Screen not authorised"),
+        "link_down": _("Link down"),
+        "link_down_footer": _("Link down: %(names)s"),
+        "must_hit_by": _("Must hit by %(amount)s"),
+        "mystery": pgettext("sign level", "Mystery"),
+    }
 
 
 @require_GET
@@ -16,17 +35,21 @@ def signage_screen(request: HttpRequest, screen: str) -> HttpResponse:
     if found is None:
         return render(request, "signage/refused.html", status=401)
     title = found.name or (str(found.room) if found.room_id else found.venue.name)
-    config = {
-        "socket_path": f"/ws/signage/{found.slug}/",
-        "token": request.GET["token"],
-        "heartbeat_seconds": float(settings.SIGNAGE_HEARTBEAT_SECONDS),
-        "max_updates_per_second": float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND),
-    }
-    response = render(
-        request,
-        "signage/screen.html",
-        {"screen": found, "title": title, "venue": found.venue, "config": config},
-    )
+    with translation.override(found.language):
+        config = {
+            "socket_path": f"/ws/signage/{found.slug}/",
+            "token": request.GET["token"],
+            "heartbeat_seconds": float(settings.SIGNAGE_HEARTBEAT_SECONDS),
+            "max_updates_per_second": float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND),
+            "attract_seconds": settings.SIGNAGE_ATTRACT_SECONDS,
+            "locale": found.language,
+            "strings": sign_strings(),
+        }
+        response = render(
+            request,
+            "signage/screen.html",
+            {"screen": found, "title": title, "venue": found.venue, "config": config},
+        )
     # The token is in the URL: keep it out of other sites' Referer headers and out of shared caches.
     response["Referrer-Policy"] = "no-referrer"
     response["Cache-Control"] = "no-store"

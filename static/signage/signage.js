@@ -1,30 +1,39 @@
-/* Progressivo sign. Speaks the websocket protocol of API.md "Signage".
+/* Progressivo sign. Speaks the websocket protocol of API.md "Signage" (plus the `theme` frame).
    Money is integer cents throughout: amounts arrive as "1523.47" strings, are parsed into whole cents,
    counted up in whole cents and formatted from whole cents. No floating-point money.
    A screen in a venue whose currency is not the pool's gets each amount as `amount` (integer minor
-   units) with its `currency` as well: the sign shows that one. */
+   units) with its `currency` as well: the sign shows that one.
+   Words and number formats are the screen's language (config.locale, config.strings). */
 (function () {
   "use strict";
 
   var config = JSON.parse(document.getElementById("sign-config").textContent);
+  var strings = config.strings;
   var COUNT_UP_MS = 1000;          // a new value is reached within a second of arriving
   var WIN_MS = 30000;              // rule 7: WIN with machine and amount, 30 s
   var ALTERNATE_MS = 2500;         // rule 5: a faulted link alternates amount and warning
   var OFFLINE_WARN_MS = 10000;     // disconnected this long: amounts may be stale, say so
   var WATCHDOG_MS = Math.max(12000, config.heartbeat_seconds * 3000);
+  var ATTRACT_MS = config.attract_seconds * 1000;
+  var FIT_SLACK = 0.96;            // room left in a box for an amount that grows by a digit
 
   var signEl = document.getElementById("sign");
   var listEl = document.getElementById("jackpots");
   var statusEl = document.getElementById("status");
-  var levels = new Map();          // level id -> {seq, from, shown, target, start, el, progressive}
-  var jackpots = new Map();        // progressive id -> {el, link}
+  var levels = new Map();          // level id -> {seq, from, shown, target, start, el, progressive, ...}
+  var jackpots = new Map();        // progressive id -> {el, link, theme, data}
+  var order = [];                  // progressive ids, the hero first
   var wins = [];
   var winTimer = null;
   var socket = null;
   var attempt = 0;
   var lastFrameAt = 0;
+  var lastChangeAt = Date.now();
   var offlineSince = null;
-  var SYMBOLS = { EUR: "€", CHF: "CHF", USD: "$", GBP: "£" };
+  var connection = "connecting";
+  var refit = new Set();
+  var SYMBOLS = { EUR: "€", USD: "$", GBP: "£" };
+  var SEPARATORS = { it: { group: ".", decimal: "," }, en: { group: ",", decimal: "." } };
 
   function parseCents(eur) {
     var text = String(eur);
@@ -36,7 +45,7 @@
   }
 
   // The amount a frame carries for this screen: in the venue's currency when the server converted it,
-  // else the API's `amount_eur` string in the pool's currency.
+  // else the API's `<field>_eur` string in the pool's currency.
   function money(item, field, poolCurrency) {
     if (item.currency !== undefined && item[field] !== undefined) {
       return { cents: item[field], currency: item.currency };
@@ -44,14 +53,17 @@
     return { cents: parseCents(item[field + "_eur"]), currency: poolCurrency };
   }
 
+  // Italian: "1.000,00 €"; English: "€1,000.00" (a currency without a symbol: "CHF 1,000.00").
   function formatMoney(cents, currency) {
+    var sep = SEPARATORS[config.locale] || SEPARATORS.it;
     var negative = cents < 0;
     var abs = negative ? -cents : cents;
     var rest = abs % 100;
-    var whole = String((abs - rest) / 100);
-    var grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ".");
-    var symbol = SYMBOLS[currency] || currency;
-    return (negative ? "-" : "") + symbol + " " + grouped + "," + (rest < 10 ? "0" : "") + rest;
+    var whole = String((abs - rest) / 100).replace(/\B(?=(\d{3})+(?!\d))/g, sep.group);
+    var number = (negative ? "-" : "") + whole + sep.decimal + (rest < 10 ? "0" : "") + rest;
+    var symbol = SYMBOLS[currency];
+    if (config.locale === "en") return symbol ? symbol + number : currency + " " + number;
+    return number + " " + (symbol || currency);
   }
 
   function el(tag, cls, text) {
@@ -61,58 +73,214 @@
     return node;
   }
 
-  function layout() {
-    // Fit the cards to the screen: as large as the tallest card and the longest amount allow.
-    var count = jackpots.size || 1;
+  function changed() {
+    lastChangeAt = Date.now();
+    delete signEl.dataset.attract;
+  }
+
+  // --- layout: the hero card (the screen's largest prize) and the rest in rows, no cell left empty ---
+
+  function rowsFor(others, portrait) {
+    if (others === 0) return [];
+    var perRow;
+    if (portrait) perRow = others <= 3 ? 1 : 2;
+    else if (others <= 3) perRow = 1;   // beside the hero, one above the other
+    else perRow = others <= 4 ? others : others <= 6 ? 3 : 4;
+    var rows = [];
+    for (var left = others; left > 0; left -= perRow) rows.push(Math.min(perRow, left));
+    return rows;
+  }
+
+  function arrange() {
     var portrait = window.innerHeight > window.innerWidth;
-    var columns = portrait ? (count <= 5 ? 1 : 2) : (count === 1 ? 1 : count <= 4 ? 2 : 3);
-    var rows = Math.ceil(count / columns);
-    var mostLevels = 1;
-    var longest = 8;
-    jackpots.forEach(function (j) { mostLevels = Math.max(mostLevels, j.levelCount); });
-    levels.forEach(function (level) { longest = Math.max(longest, formatMoney(level.target, level.currency).length + 1); });
-    listEl.style.setProperty("--columns", columns);
-    var vmin = Math.min(window.innerWidth, window.innerHeight) / 100;
-    var gap = 2.5 * vmin;
-    var cardHeight = (listEl.clientHeight - gap * (rows - 1)) / rows / vmin;
-    var cardWidth = (listEl.clientWidth - gap * (columns - 1)) / columns / vmin;
-    var heightNeeded = 22 + 5.2 * (mostLevels - 1);   // name, top amount, other levels, padding (scale 1)
-    var widthNeeded = longest * 0.62 * 9 + 8;          // the top amount's digits at 9vmin, padding
-    var scale = Math.min(1.6, Math.max(0.4, Math.min(cardHeight / heightNeeded, cardWidth / widthNeeded)));
-    listEl.style.setProperty("--scale", scale.toFixed(3));
+    var others = Math.max(0, order.length - 1);
+    var side = !portrait && others >= 1 && others <= 3;
+    listEl.dataset.layout = others === 0 ? "solo" : side ? "side" : "stack";
+    listEl.dataset.others = String(others);
+    listEl.textContent = "";
+    if (!order.length) return;
+    var heroArea = el("div", "hero-area");
+    heroArea.appendChild(jackpots.get(order[0]).el);
+    listEl.appendChild(heroArea);
+    if (others === 0) { fitAll(); return; }
+    var rest = el("div", "rest-area");
+    var next = 1;
+    rowsFor(others, portrait).forEach(function (count) {
+      var row = el("div", "row");
+      for (var i = 0; i < count; i += 1) row.appendChild(jackpots.get(order[next++]).el);
+      rest.appendChild(row);
+    });
+    listEl.appendChild(rest);
+    fitAll();
+  }
+
+  // --- fitting text to its box: the largest font size at which no line is wider than its box and the
+  // card's content is no taller than the card ---
+
+  function fits(box) {
+    if (box.scrollHeight > box.clientHeight + 1) return false;
+    var lines = box.querySelectorAll(".line");
+    for (var i = 0; i < lines.length; i += 1) {
+      if (lines[i].scrollWidth > lines[i].clientWidth + 1) return false;
+    }
+    return true;
+  }
+
+  // ``cap``: the largest size allowed (the hero's), so no other card's amount outgrows the hero's.
+  function fit(box, cap) {
+    var low = 4;
+    var high = Math.max(8, Math.floor(box.clientHeight / 2));
+    if (cap) high = Math.min(high, cap + 1);
+    while (high - low > 1) {
+      var middle = Math.floor((low + high) / 2);
+      box.style.fontSize = middle + "px";
+      if (fits(box)) low = middle; else high = middle;
+    }
+    box.style.fontSize = Math.max(4, Math.floor(low * FIT_SLACK)) + "px";
+  }
+
+  function heroSize() {
+    return order.length ? parseFloat(jackpots.get(order[0]).el.style.fontSize) : 0;
+  }
+
+  function fitCard(id) {
+    var jackpot = jackpots.get(id);
+    if (!jackpot) return;
+    fit(jackpot.el, id === order[0] ? 0 : heroSize());
+  }
+
+  function fitAll() {
+    order.forEach(fitCard);  // the hero first: it caps the others
+    refit.clear();
+  }
+
+  // --- cards ---
+
+  function levelLabel(level, title) {
+    var name = level.name;
+    if (level.mystery && /^must\s*hit\s*by\b/i.test(name)) name = strings.mystery;
+    return name.trim().toLowerCase() === title.trim().toLowerCase() ? "" : name;
+  }
+
+  function teaserText(level, poolCurrency) {
+    if (!level.mystery || level.must_hit_by_eur === undefined) return "";
+    var limit = money(level, "must_hit_by", poolCurrency);
+    return strings.must_hit_by.replace("%(amount)s", formatMoney(limit.cents, limit.currency));
+  }
+
+  function levelBlock(level, index, jackpot, title) {
+    var top = index === 0;
+    var block = el("div", top ? "level top" : "level");
+    block.dataset.levelId = level.id;
+    var label = levelLabel(level, title);
+    var slot = el("div", "slot");
+    var amount = el("span", "amount");
+    amount.dataset.levelId = level.id;
+    slot.appendChild(amount);
+    slot.appendChild(el("span", "warning", strings.link_down));
+    if (top) {
+      if (label) block.appendChild(el("div", "level-name line", label));
+      slot.classList.add("line");
+      block.appendChild(slot);
+    } else {
+      var row = el("div", "level-row line");
+      row.appendChild(el("span", "level-name", label));
+      row.appendChild(slot);
+      block.appendChild(row);
+    }
+    var teaser = teaserText(level, jackpot.currency);
+    if (teaser) block.appendChild(el("div", "teaser line", teaser));
+    var shown = money(level, "amount", jackpot.currency);
+    levels.set(level.id, {
+      seq: level.seq, from: shown.cents, shown: shown.cents, target: shown.cents, start: 0, el: amount,
+      progressive: jackpot.id, currency: shown.currency, poolCurrency: jackpot.currency, label: label,
+      length: 0
+    });
+    amount.dataset.amountEur = level.amount_eur;
+    amount.dataset.currency = shown.currency;
+    show(levels.get(level.id), shown.cents);
+    return block;
+  }
+
+  function show(level, cents) {
+    var text = formatMoney(cents, level.currency);
+    level.shown = cents;
+    level.el.textContent = text;
+    if (text.length !== level.length) {
+      // One more digit (or one less): this card's text is fitted again on the next frame.
+      if (level.length) refit.add(level.progressive);
+      level.length = text.length;
+    }
+  }
+
+  function cardHead(card, theme) {
+    var head = el("header", "jackpot-head line");
+    if (theme.logo) {
+      var logo = el("img", "logo");
+      logo.alt = "";
+      logo.src = theme.logo;
+      head.appendChild(logo);
+    }
+    head.appendChild(el("span", "jackpot-name", theme.title));
+    var old = card.querySelector(".jackpot-head");
+    if (old) card.replaceChild(head, old); else card.insertBefore(head, card.firstChild);
+  }
+
+  function themeApply(card, theme) {
+    var colors = theme.colors || {};
+    Object.keys(colors).forEach(function (name) {
+      card.style.setProperty("--" + name.replace(/_/g, "-"), colors[name]);
+    });
+    card.dataset.preset = theme.preset;
+    cardHead(card, theme);
+  }
+
+  function cardBuild(jackpot) {
+    var card = el("article", "jackpot");
+    card.dataset.jackpotId = jackpot.id;
+    var theme = jackpot.theme || { title: jackpot.name, colors: {}, preset: "classic", logo: null };
+    themeApply(card, theme);
+    var list = el("div", "levels");
+    jackpot.levels.forEach(function (level, index) {
+      list.appendChild(levelBlock(level, index, jackpot, theme.title));
+    });
+    card.appendChild(list);
+    return card;
+  }
+
+  function largestCents(jackpot) {
+    return jackpot.levels.reduce(function (most, level) {
+      return Math.max(most, money(level, "amount", jackpot.currency).cents);
+    }, 0);
   }
 
   function renderSnapshot(list) {
     levels.clear();
     jackpots.clear();
-    listEl.textContent = "";
     list.forEach(function (jackpot) {
-      var card = el("article", "jackpot");
-      card.dataset.jackpotId = jackpot.id;
-      card.appendChild(el("div", "jackpot-name", jackpot.name));
-      jackpot.levels.forEach(function (level, index) {
-        var row = el("div", index === 0 ? "level top" : "level");
-        row.appendChild(el("span", "level-name", level.name));
-        var amount = el("span", "amount");
-        amount.dataset.levelId = level.id;
-        row.appendChild(amount);
-        row.appendChild(el("span", "warning", "Collegamento interrotto · Link down"));
-        card.appendChild(row);
-        var shown = money(level, "amount", jackpot.currency);
-        var cents = shown.cents;
-        levels.set(level.id, {
-          seq: level.seq, from: cents, shown: cents, target: cents, start: 0, el: amount, progressive: jackpot.id,
-          currency: shown.currency, poolCurrency: jackpot.currency
-        });
-        amount.dataset.amountEur = level.amount_eur;
-        amount.dataset.currency = shown.currency;
-        amount.textContent = formatMoney(cents, shown.currency);
-      });
-      listEl.appendChild(card);
-      jackpots.set(jackpot.id, { el: card, link: jackpot.link, levelCount: jackpot.levels.length });
-      setLink(jackpot.id, jackpot.link);
+      jackpots.set(jackpot.id, { el: cardBuild(jackpot), link: jackpot.link, data: jackpot });
     });
-    layout();
+    // The hero is the largest prize; the others keep the server's order. Stable until the next snapshot.
+    var hero = list.reduce(function (best, jackpot) {
+      return best === null || largestCents(jackpot) > largestCents(best) ? jackpot : best;
+    }, null);
+    order = list.map(function (jackpot) { return jackpot.id; });
+    if (hero) {
+      order.splice(order.indexOf(hero.id), 1);
+      order.unshift(hero.id);
+      jackpots.get(hero.id).el.classList.add("hero");
+    }
+    jackpots.forEach(function (jackpot, id) { setLink(id, jackpot.link); });
+    arrange();
+  }
+
+  function themeReceived(frame) {
+    var jackpot = jackpots.get(frame.jackpot);
+    if (!jackpot) return;
+    jackpot.data.theme = frame.theme;
+    themeApply(jackpot.el, frame.theme);
+    if (frame.jackpot === order[0]) fitAll(); else fitCard(frame.jackpot);
+    changed();
   }
 
   function applyUpdate(update, now) {
@@ -122,12 +290,13 @@
     var received = money(update, "amount", level.poolCurrency);
     var cents = received.cents;
     level.el.dataset.amountEur = update.amount_eur;
+    if (cents !== level.target) changed();
     if (cents < level.shown || received.currency !== level.currency) {
       // A win, a correction or a change of currency: the new amount is shown at once, never counted down.
       level.currency = received.currency;
       level.el.dataset.currency = level.currency;
-      level.from = level.shown = level.target = cents;
-      level.el.textContent = formatMoney(cents, level.currency);
+      level.from = level.target = cents;
+      show(level, cents);
       return;
     }
     level.from = level.shown;
@@ -142,13 +311,14 @@
       // Integer cents: from + floor(span * elapsed / duration), never past the target.
       var next = level.from + Math.floor(((level.target - level.from) * elapsed) / COUNT_UP_MS);
       if (next > level.target) next = level.target;
-      if (next !== level.shown) {
-        level.shown = next;
-        level.el.textContent = formatMoney(next, level.currency);
-      }
+      if (next !== level.shown) show(level, next);
     });
+    refit.forEach(fitCard);
+    refit.clear();
     window.requestAnimationFrame(tick);
   }
+
+  // --- link state, the footer, attract ---
 
   function setLink(jackpotId, state) {
     var jackpot = jackpots.get(jackpotId);
@@ -163,7 +333,29 @@
 
   function refreshLinks() {
     jackpots.forEach(function (jackpot, id) { setLink(id, jackpot.link); });
+    footerShow();
   }
+
+  // The footer tells the truth: live only while connected and every link is up.
+  function footerShow() {
+    if (connection !== "live") return;
+    var down = order.filter(function (id) { return jackpots.get(id).link === "down"; }).map(function (id) {
+      return jackpots.get(id).el.querySelector(".jackpot-name").textContent;
+    });
+    if (down.length) {
+      signEl.dataset.state = "degraded";
+      statusEl.textContent = strings.link_down_footer.replace("%(names)s", down.join(", "));
+    } else {
+      signEl.dataset.state = "live";
+      statusEl.textContent = strings.live;
+    }
+  }
+
+  function attractCheck() {
+    if (connection === "live" && Date.now() - lastChangeAt >= ATTRACT_MS) signEl.dataset.attract = "on";
+  }
+
+  // --- WIN ---
 
   function showNextWin() {
     var box = document.getElementById("win");
@@ -171,15 +363,25 @@
     var hit = wins.shift();
     var level = levels.get(hit.level);
     var jackpot = level && jackpots.get(level.progressive);
-    var levelName = level ? level.el.parentNode.querySelector(".level-name").textContent : "";
-    var jackpotName = jackpot ? jackpot.el.querySelector(".jackpot-name").textContent : "";
-    document.getElementById("win-level").textContent = [jackpotName, levelName].filter(Boolean).join(" · ");
+    var title = jackpot ? jackpot.el.querySelector(".jackpot-name").textContent : "";
+    document.getElementById("win-level").textContent = [title, level ? level.label : ""].filter(Boolean).join(" · ");
     var won = money(hit, "amount", level ? level.poolCurrency : "EUR");
     document.getElementById("win-amount").textContent = formatMoney(won.cents, won.currency);
+    document.getElementById("win-place").textContent = hit.place || "";
     document.getElementById("win-machine").textContent = hit.machine || "";
+    var card = document.getElementById("win-card");
+    if (jackpot) {
+      ["background", "background-deep", "accent", "accent-light", "accent-dark", "text"].forEach(function (name) {
+        box.style.setProperty("--" + name, jackpot.el.style.getPropertyValue("--" + name));
+      });
+    }
     box.hidden = false;
+    fit(card);
+    changed();
     winTimer = window.setTimeout(showNextWin, WIN_MS);
   }
+
+  // --- the connection ---
 
   function onFrame(frame) {
     lastFrameAt = Date.now();
@@ -187,8 +389,10 @@
     if (frame.type === "snapshot") {
       attempt = 0;
       offlineSince = null;
+      connection = "live";
       renderSnapshot(frame.jackpots);
-      setState("live", "In diretta");
+      changed();
+      footerShow();
     } else if (frame.type === "update") {
       frame.levels.forEach(function (update) { applyUpdate(update, now); });
     } else if (frame.type === "hit") {
@@ -196,10 +400,15 @@
       if (!winTimer) showNextWin();
     } else if (frame.type === "link") {
       setLink(frame.jackpot, frame.state);
+      changed();
+      footerShow();
+    } else if (frame.type === "theme") {
+      themeReceived(frame);
     }
   }
 
   function setState(state, text) {
+    connection = state;
     signEl.dataset.state = state;
     statusEl.textContent = text;
   }
@@ -214,13 +423,13 @@
       if (offlineSince === null) offlineSince = Date.now();
       var delay;
       if (event.code === 4401) {
-        setState("refused", "Schermo non autorizzato");
+        setState("refused", strings.refused);
         delay = 60000;
       } else {
         // Exponential back-off with jitter, so a restarted server is not hit by every sign at once.
         delay = Math.min(30000, 1000 * Math.pow(2, attempt)) * (0.5 + Math.random() / 2);
         attempt += 1;
-        setState("offline", "Collegamento in ripristino…");
+        setState("offline", strings.offline);
       }
       window.setTimeout(connect, delay);
     };
@@ -231,16 +440,21 @@
     // Silence past a few heartbeats means a dead connection the browser has not noticed.
     if (socket && socket.readyState === WebSocket.OPEN && Date.now() - lastFrameAt > WATCHDOG_MS) socket.close();
     refreshLinks();
+    attractCheck();
     var clock = new Date();
     document.getElementById("clock").textContent =
       String(clock.getHours()).padStart(2, "0") + ":" + String(clock.getMinutes()).padStart(2, "0");
   }, 1000);
 
   window.setInterval(function () {
-    jackpots.forEach(function (jackpot) { jackpot.el.classList.toggle("show-warning"); });
+    // Only a card whose link is down alternates; the others are left exactly as they are.
+    jackpots.forEach(function (jackpot) {
+      var card = jackpot.el;
+      card.classList.toggle("show-warning", card.classList.contains("down") && !card.classList.contains("show-warning"));
+    });
   }, ALTERNATE_MS);
 
-  window.addEventListener("resize", layout);
+  window.addEventListener("resize", arrange);
   window.requestAnimationFrame(tick);
   connect();
 })();

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from common.credentials import screen_token_revoke
 from config.asgi import application
+from floor.models import Room
 from jackpots import publish
 from jackpots.models import Level
 from jackpots.signage.currency import ScreenContent
@@ -81,6 +82,7 @@ async def test_snapshot_on_connect_has_the_jackpots_shape(sign_setup: SignSetup)
                         "reset_eur": "1000.00",
                         "seq": 7,
                         "last_hit": None,
+                        "mystery": False,
                     },
                     {
                         "id": sign_setup.minor.id,
@@ -89,8 +91,22 @@ async def test_snapshot_on_connect_has_the_jackpots_shape(sign_setup: SignSetup)
                         "reset_eur": "100.00",
                         "seq": 3,
                         "last_hit": None,
+                        "mystery": False,
                     },
                 ],
+                "theme": {
+                    "preset": "classic",
+                    "title": "Diamond Vault",
+                    "colors": {
+                        "background": "#5c0a12",
+                        "background_deep": "#2a0508",
+                        "accent_light": "#f6e3a1",
+                        "accent": "#d9b45a",
+                        "accent_dark": "#8a6420",
+                        "text": "#fbf3dc",
+                    },
+                    "logo": None,
+                },
             }
         ],
     }
@@ -263,7 +279,14 @@ async def test_heartbeat_comes_on_its_interval_without_changes(sign_setup: SignS
     await sign.disconnect()
 
 
-async def test_hit_is_announced_with_machine_and_amount(sign_setup: SignSetup) -> None:
+def machine_place_set(asset_number: str, room_name: str, game_title: str) -> None:
+    machine = SlotMachine.objects.select_related("room").get(asset_number=asset_number)
+    Room.objects.filter(pk=machine.room_id).update(name=room_name)
+    SlotMachine.objects.filter(pk=machine.pk).update(game_title=game_title)
+
+
+async def test_hit_is_announced_with_machine_place_and_amount(sign_setup: SignSetup) -> None:
+    await database_sync_to_async(machine_place_set)("NOG-0104", "Sala Uno", "Grease")
     sign = await open_sign(sign_setup)
     await sign.receive_json_from(timeout=3)
 
@@ -274,6 +297,7 @@ async def test_hit_is_announced_with_machine_and_amount(sign_setup: SignSetup) -
         "level": sign_setup.grand.id,
         "amount_eur": "1988.20",
         "machine": "NOG-0104",
+        "place": "Sala Uno · Grease",
         "reset_eur": "1000.00",
         "seq": 8,
     }

@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from common.credentials import screen_token_issue
+from floor.models import Room
 from jackpots import publish
 from jackpots.signage import currency
 from jackpots.tables.models import ExchangeRate
@@ -66,9 +67,9 @@ async def test_chf_snapshot_shows_francs_at_the_rate_in_force(
     # The API's fields unchanged, plus francs: whole cents of the pool times the rate, rounded down.
     assert jackpot["levels"] == [
         # 152,347 x 0.94123456 = 143,394.26...; 100,000 x 0.94123456 = 94,123.456
-        {**api_levels[0], "amount": 143_394, "reset": 94_123, "currency": "CHF"},
+        {**api_levels[0], "amount": 143_394, "reset": 94_123, "currency": "CHF", "mystery": False},
         # 10,500 x 0.94123456 = 9,882.96...; 10,000 x 0.94123456 = 9,412.3456
-        {**api_levels[1], "amount": 9_882, "reset": 9_412, "currency": "CHF"},
+        {**api_levels[1], "amount": 9_882, "reset": 9_412, "currency": "CHF", "mystery": False},
     ]
     await sign.disconnect()
 
@@ -98,6 +99,7 @@ async def test_updates_and_hits_reach_chf_screens_in_francs_and_eur_screens_unch
     grand = sign_setup.grand
 
     def change_and_hit() -> None:
+        Room.objects.filter(machines__asset_number="NOG-0104").update(name="Sala Uno")
         level_set(grand, 160_000_999, 8)
         publish.levels_changed([grand.id])
         hit_record_and_announce(grand, "NOG-0104", 198_820, 9)
@@ -113,6 +115,7 @@ async def test_updates_and_hits_reach_chf_screens_in_francs_and_eur_screens_unch
             "level": grand.id,
             "amount_eur": "1988.20",
             "machine": "NOG-0104",
+            "place": "Sala Uno · Diamond Vault",
             "reset_eur": "1000.00",
             "seq": 9,
         },
@@ -130,6 +133,7 @@ async def test_updates_and_hits_reach_chf_screens_in_francs_and_eur_screens_unch
         "level": grand.id,
         "amount_eur": "1988.20",
         "machine": "NOG-0104",
+        "place": "Sala Uno · Diamond Vault",
         "reset_eur": "1000.00",
         "seq": 9,
         "amount": 187_136,  # 198,820 x 0.94123456 = 187,136.25...

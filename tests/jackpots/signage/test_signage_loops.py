@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 
 from jackpots.signage import loops
@@ -82,3 +83,50 @@ async def test_cancelling_the_task_cancels_the_coroutine_where_it_waits() -> Non
     await asyncio.gather(task, return_exceptions=True)
     assert seen == ["cancelled"]
     assert task.cancelled()
+
+
+async def test_a_future_that_fails_after_the_wait_began_is_read_by_the_coroutine() -> None:
+    future = asyncio.get_running_loop().create_future()
+    seen: list[str] = []
+
+    async def write() -> None:
+        try:
+            await future
+        except BrokenPipeError as error:
+            seen.append(str(error))
+
+    start_eagerly(write())
+    (task,) = loops._resumed
+    await asyncio.sleep(0)
+    future.set_exception(BrokenPipeError("socket gone"))
+    await asyncio.gather(task)
+    assert seen == ["socket gone"]
+    assert not task.cancelled()
+
+
+async def test_a_future_already_done_when_the_task_is_cancelled_gets_the_cancellation_thrown_in() -> None:
+    future = asyncio.get_running_loop().create_future()
+    seen: list[str] = []
+
+    async def write() -> None:
+        try:
+            await future
+            seen.append("resumed")
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+            raise
+
+    start_eagerly(write())
+    (task,) = loops._resumed
+    await asyncio.sleep(0)
+    future.set_result(None)
+    task.cancel()  # the future is done: the cancellation cannot travel through it
+    await asyncio.gather(task, return_exceptions=True)
+    assert seen == ["cancelled"]
+    assert task.cancelled()
+    assert future.result() is None
+
+
+def test_the_resuming_relies_on_no_private_asyncio_attribute() -> None:
+    source = inspect.getsource(loops)
+    assert "_asyncio_future_blocking" not in source

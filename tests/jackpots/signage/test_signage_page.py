@@ -7,6 +7,7 @@ import json
 import pytest
 
 from common.credentials import screen_token_revoke
+from floor.models import SignageScreen
 from tests.jackpots.signage.conftest import SignSetup
 
 
@@ -26,9 +27,46 @@ def test_page_with_the_token_carries_the_socket_and_settings(client, sign_setup:
         "token": sign_setup.token,
         "heartbeat_seconds": 4.0,
         "max_updates_per_second": 4.0,
+        "attract_seconds": 60,
+        "locale": "it",
+        "strings": {
+            "connecting": "Connessione…",
+            "live": "In diretta",
+            "offline": "Collegamento in ripristino…",
+            "refused": "Schermo non autorizzato",
+            "link_down": "Collegamento interrotto",
+            "link_down_footer": "Collegamento interrotto: %(names)s",
+            "must_hit_by": "Deve uscire entro %(amount)s",
+            "mystery": "Mistero",
+        },
     }
+    assert '<html lang="it">' in html
     assert "/static/signage/signage.js" in html
     assert "/static/signage/signage.css" in html
+
+
+@pytest.mark.django_db
+def test_an_english_screen_gets_its_words_in_english(client, sign_setup: SignSetup) -> None:
+    SignageScreen.objects.filter(pk=sign_setup.screen.pk).update(language="en")
+    response = client.get(f"/signage/nog-1/?token={sign_setup.token}")
+    html = response.content.decode()
+    start = html.index('<script id="sign-config" type="application/json">') + len(
+        '<script id="sign-config" type="application/json">'
+    )
+    config = json.loads(html[start : html.index("</script>", start)])
+    assert config["locale"] == "en"
+    assert config["strings"] == {
+        "connecting": "Connecting…",
+        "live": "Live",
+        "offline": "Reconnecting…",
+        "refused": "Screen not authorised",
+        "link_down": "Link down",
+        "link_down_footer": "Link down: %(names)s",
+        "must_hit_by": "Must hit by %(amount)s",
+        "mystery": "Mystery",
+    }
+    assert '<html lang="en">' in html
+    assert "Machine <span" in html
 
 
 @pytest.mark.django_db

@@ -7,12 +7,11 @@ from __future__ import annotations
 import dataclasses
 from datetime import timedelta
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 from django.test import Client
 from django.utils import timezone
-from playwright.sync_api import Locator, Page, Route, expect, sync_playwright
+from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from common.credentials import screen_token_issue
 from jackpots.signage.currency import ScreenContent
@@ -22,39 +21,9 @@ from jackpots.tables.models import ExchangeRate
 from tests.browser import ARTIFACTS, chromium_launch
 from tests.factories import SignageScreenFactory, VenueFactory
 from tests.jackpots.signage.conftest import SignSetup
+from tests.jackpots.signage.pages import page_open
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-STATIC = Path(__file__).resolve().parents[3] / "static"
-ORIGIN = "http://sign.test"
-
-FAKE_SOCKET = """
-window.WebSocket = function (url) { window.__socket = this; this.readyState = 1; };
-window.WebSocket.OPEN = 1;
-window.WebSocket.prototype.close = function () {};
-window.__frames = 0;
-window.__send = function (frame) {
-  window.__frames += 1;
-  frame.n = window.__frames;
-  window.__socket.onmessage({ data: JSON.stringify(frame) });
-};
-"""
-
-
-def page_open(page: Page, html: str, path: str) -> None:
-    def serve(route: Route) -> None:
-        url = route.request.url
-        if "/static/" in url:
-            name = url.split("/static/", 1)[1]
-            kind = "text/css" if name.endswith(".css") else "application/javascript"
-            route.fulfill(status=200, body=(STATIC / name).read_text(), content_type=kind)
-        else:
-            route.fulfill(status=200, body=html, content_type="text/html; charset=utf-8")
-
-    page.route(f"{ORIGIN}/**", serve)
-    page.add_init_script(FAKE_SOCKET)
-    page.goto(f"{ORIGIN}{path}")
-    page.wait_for_function("() => window.__socket && window.__socket.onmessage")
 
 
 def snapshot_shown(
@@ -96,23 +65,23 @@ def test_a_chf_screen_renders_francs_and_a_eur_screen_euros(sign_setup: SignSetu
         try:
             page = browser.new_page(viewport={"width": 1920, "height": 1080})
             # 152,347 cents x 0.94123456 = 143,394 centimes, rounded down.
-            amount = snapshot_shown(page, chf_screen, level_id=grand, text="CHF 1.433,94", currency="CHF")
+            amount = snapshot_shown(page, chf_screen, level_id=grand, text="1.433,94 CHF", currency="CHF")
             page.evaluate(
                 "level => window.__send({type: 'update', levels: [{id: level, amount_eur: '1600.00', seq: 8,"
                 " amount: 150597, currency: 'CHF'}]})",
                 grand,
             )
-            expect(amount).to_have_text("CHF 1.505,97", timeout=3000)
+            expect(amount).to_have_text("1.505,97 CHF", timeout=3000)
             page.evaluate(
                 "level => window.__send({type: 'hit', level: level, amount_eur: '1988.20',"
                 " machine: 'NOG-0104', reset_eur: '1000.00', seq: 9, amount: 187136, reset: 94123,"
                 " currency: 'CHF'})",
                 grand,
             )
-            expect(page.locator("#win-amount")).to_have_text("CHF 1.871,36")
+            expect(page.locator("#win-amount")).to_have_text("1.871,36 CHF")
             page.screenshot(path=str(ARTIFACTS / "signage-chf-win-1920x1080.png"))
 
             page = browser.new_page(viewport={"width": 1080, "height": 1920})
-            snapshot_shown(page, eur_screen, level_id=grand, text="€ 1.523,47", currency="EUR")
+            snapshot_shown(page, eur_screen, level_id=grand, text="1.523,47 €", currency="EUR")
         finally:
             browser.close()

@@ -100,6 +100,7 @@ async def test_a_royal_flush_round_is_celebrated_with_the_table_and_the_exact_am
         "level": table_sign.level.id,
         "amount_eur": "10000.35",
         "machine": "NOG-CSP-1",
+        "place": "Caribbean Stud Poker",  # a table with no room: the game alone
         "reset_eur": "10000.00",
         "seq": hit.level_seq,
     }
