@@ -43,17 +43,19 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
-from jackpots import publish
-from jackpots.models import ContributionBatch, HitKind, HitRefusal, LedgerEntry, Level, ProgressiveMachine
+from jackpots.models import (
+    ContributionBatch,
+    Hit,
+    HitKind,
+    HitRefusal,
+    LedgerEntry,
+    Level,
+    ProgressiveMachine,
+)
 from jackpots.services import core
 from jackpots.services.hits import Play, award_record_locked, hit_refusals_record, machine_report_refusal
-from jackpots.services.levels import (
-    ledger_entry,
-    level_params,
-    level_state,
-    levels_lock,
-    levels_state_save,
-)
+from jackpots.services.level_write import Locked, Written, levels_write
+from jackpots.services.levels import ledger_entry, level_params
 from jackpots.services.machine_split import Part, contribution_parts, machine_parts_insert
 from slots.models import MachineEvent, SlotMachine
 
@@ -258,15 +260,17 @@ def _claim_turn() -> Iterator[None]:
             logger.warning("the engine's claim turn went with its database session")
 
 
-def _pick(batch: ContributionBatch, size: int) -> tuple[list[int], _Seat | None]:
-    """In the claim turn: the ids of the events this batch applies, and its seat (None if no event)."""
+def _pick(size: int) -> tuple[ContributionBatch, list[int], _Seat | None]:
+    """In the claim turn, so batch ids follow the pick order: the batch, the ids of the events it applies,
+    and its seat (None if no event)."""
     with _claim_turn():
+        batch = _batch_open()
         ids = [row[0] for row in _sql(_PICK_SQL, [settled_before(batch.applied_at), size])]
         if not ids:
-            return ids, None
+            return batch, ids, None
         key = batch.pk % _INT4
         [(_, before)] = _sql(_SEAT_SQL, {"class": SEAT_CLASS, "seat": key})
-        return ids, _Seat(key, before)
+        return batch, ids, _Seat(key, before)
 
 
 def _mark(ids: list[int], at: dt.datetime) -> list[Claimed]:
@@ -282,47 +286,70 @@ def _claim_sqlite(size: int, at: dt.datetime) -> list[Claimed]:
     return [Claimed(*row[:7], (row[7] - _EPOCH) // _MICROSECOND, row[8]) for row in rows]
 
 
-def _claim_and_lock(batch: ContributionBatch, size: int) -> tuple[list[Claimed], _Locked | None]:
-    """The batch's events in play order and its levels, locked in pick order (see the module docstring)."""
-    if connection.vendor != "postgresql":
-        events = _claim_sqlite(size, batch.applied_at)
-        return events, (_feeds(events) if events else None)
-    ids, seat = _pick(batch, size)
-    if seat is None:
-        return [], None
-    try:
-        events = _mark(ids, batch.applied_at)
-        if not events:  # only ids whose events were cleared otherwise
-            return [], None
-        seat.wait_for_earlier()
-        return events, _feeds(events)
-    finally:
+@dataclass(slots=True)
+class _Claim:
+    """A batch's events in play order, its machines' memberships, and (PostgreSQL) its seat."""
+
+    events: list[Claimed]
+    members: list[tuple[int, int, bool, str]]
+    seat: _Seat | None = None
+
+    def level_ids(self) -> list[int]:
+        progressives = {member[1] for member in self.members}
+        return list(Level.objects.filter(progressive_id__in=progressives).values_list("id", flat=True))
+
+    def seat_leave(self) -> None:
+        if self.seat is None:
+            return
         try:
-            seat.leave()
-        except DatabaseError:
+            self.seat.leave()
+        except DatabaseError:  # the session is gone, and its lock with it
             logger.warning("the engine's seat went with its database session")
+
+
+def _claim(size: int) -> tuple[ContributionBatch, _Claim | None]:
+    """Opens a batch and claims its events; on PostgreSQL returns once every batch that picked earlier has
+    locked its levels, holding its seat until it has locked its own (see the module docstring). None: no
+    event to apply."""
+    if connection.vendor != "postgresql":
+        batch = _batch_open()
+        events = _claim_sqlite(size, batch.applied_at)
+        return batch, (_Claim(events, _members(sorted({e.machine_id for e in events}))) if events else None)
+    batch, ids, seat = _pick(size)
+    if seat is None:
+        return batch, None
+    claim = _Claim([], [], seat)
+    try:
+        claim.events = _mark(ids, batch.applied_at)
+        if not claim.events:  # only ids whose events were cleared otherwise
+            claim.seat_leave()
+            return batch, None
+        claim.members = _members(sorted({e.machine_id for e in claim.events}))
+        seat.wait_for_earlier()
+    except BaseException:
+        claim.seat_leave()
+        raise
+    return batch, claim
 
 
 def contributions_batch_apply(size: int, before_commit: BeforeCommit | None = None) -> int:
     with transaction.atomic():
-        batch = _batch_open()
-        events, locked = _claim_and_lock(batch, size)
-        if locked is None:
+        batch, claim = _claim(size)
+        if claim is None:
             transaction.set_rollback(True)
             return 0
-        touched, hits = _BatchApply(batch, locked).run(events)
-        ids = [event.id for event in events]
+        try:
+            written = levels_write(claim.level_ids(), lambda locked: _BatchApply(batch, locked, claim).run())
+        finally:
+            claim.seat_leave()
+        written.result.write()
+        ids = [event.id for event in claim.events]
         ContributionBatch.objects.filter(pk=batch.pk).update(
-            event_count=len(events), first_event_id=min(ids), last_event_id=max(ids)
+            event_count=len(ids), first_event_id=min(ids), last_event_id=max(ids)
         )
         if before_commit is not None:
             before_commit()
-        if touched:
-            level_ids = sorted(touched)
-            transaction.on_commit(lambda: publish.levels_changed(level_ids))
-        for hit_id in hits:
-            transaction.on_commit(lambda hit_id=hit_id: publish.hit_announced(hit_id))
-    return len(events)
+    return len(ids)
 
 
 _MEMBERS_SQL = """
@@ -330,14 +357,6 @@ SELECT pm.machine_id, pm.progressive_id, pm.enabled, m.status
 FROM jackpots_progressivemachine pm JOIN slots_slotmachine m ON m.id = pm.machine_id
 WHERE pm.machine_id = ANY(%s)
 """
-
-
-@dataclass(slots=True)
-class _Locked:
-    """A batch's levels, locked, and what each of its machines feeds."""
-
-    levels: dict[int, Level]
-    feeds: dict[int, list[Feed]]
 
 
 def _members(machine_ids: list[int]) -> list[tuple[int, int, bool, str]]:
@@ -348,14 +367,10 @@ def _members(machine_ids: list[int]) -> list[tuple[int, int, bool, str]]:
     return list(memberships.values_list("machine_id", "progressive_id", "enabled", "machine__status"))
 
 
-def _feeds(events: list[Claimed]) -> _Locked:
-    """Locks every level the batch's machines feed (primary-key order) and lists each machine's feeds.
+def _feeds(members: list[tuple[int, int, bool, str]], levels: dict[int, Level]) -> dict[int, list[Feed]]:
+    """What each of the batch's machines feeds, among its locked ``levels``.
 
     A member that is disabled or whose machine is not in service is not live: it feeds nothing."""
-    members = _members(sorted({event.machine_id for event in events}))
-    levels = levels_lock(
-        Level.objects.filter(progressive_id__in={m[1] for m in members}).values_list("id", flat=True)
-    )
     by_progressive: dict[int, list[Level]] = {}
     for level in levels.values():
         by_progressive.setdefault(level.progressive_id, []).append(level)
@@ -366,7 +381,7 @@ def _feeds(events: list[Claimed]) -> _Locked:
             if not level.stopped:
                 feed = Feed(level.id, level.min_wager_cents, level.max_bet_only, live, level.mystery)
                 feeds.setdefault(machine_id, []).append(feed)
-    return _Locked(levels, feeds)
+    return feeds
 
 
 @dataclass(slots=True)
@@ -382,25 +397,28 @@ class _Pending:
 
 
 class _BatchApply:
-    """Applies a batch's events (in play order) to its locked levels, then writes what they did."""
+    """Applies a batch's events (in play order) to its locked levels (the step of ``levels_write``); what
+    the level write does not store (refusals, the machines' shares) it stores in ``write``."""
 
-    def __init__(self, batch: ContributionBatch, locked: _Locked) -> None:
+    def __init__(self, batch: ContributionBatch, locked: Locked, claim: _Claim) -> None:
+        claim.seat_leave()  # the levels are locked: the next batch may lock its own
         self.batch = batch
+        self.events = claim.events
         self.levels = locked.levels
-        self.feeds = locked.feeds
-        self.params = {lid: level_params(level) for lid, level in self.levels.items()}
-        self.states = {lid: level_state(level) for lid, level in self.levels.items()}
+        self.feeds = _feeds(claim.members, locked.levels)
+        self.params = {lid: locked.params(lid) for lid in self.levels}
+        self.states = {lid: locked.state(lid) for lid in self.levels}
         self.pending: dict[int, _Pending] = {lid: _Pending() for lid in self.levels}
         self.entries: list[LedgerEntry] = []
         self.split: list[tuple[LedgerEntry, dict[int, int]]] = []
-        self.hits: list[int] = []
+        self.hits: list[Hit] = []
         self.refusals: list[HitRefusal] = []
         self.touched: set[int] = set()
 
-    def run(self, events: list[Claimed]) -> tuple[set[int], list[int]]:
+    def run(self) -> Written[_BatchApply]:
         """The hot loop: no per-event objects; a level's wagers are summed until a hit splits them."""
         feeds, pending, params, states = self.feeds, self.pending, self.params, self.states
-        for event in events:
+        for event in self.events:
             event_id, machine_id, kind, wager, is_max_bet, _, _, _, _ = event
             if kind == JACKPOT:
                 self._jackpot(event)
@@ -426,8 +444,8 @@ class _BatchApply:
                     self._hit(lid, event, HitKind.MYSTERY)
         for lid in self.levels:
             self._flush(lid)
-        self._write()
-        return self.touched, self.hits
+        touched = {lid: states[lid] for lid in self.touched}
+        return Written(touched, self.entries, self.hits, result=self)
 
     def _flush(self, lid: int) -> None:
         """Folds a level's pending wagers into its state: one contribution ledger row."""
@@ -494,7 +512,7 @@ class _BatchApply:
         self.params[lid] = level_params(self.levels[lid])  # staged changes took effect at the reset
         self._feeds_renew(lid)
         self.entries.extend(recorded.entries)
-        self.hits.extend(h.id for h in recorded.hits)
+        self.hits.extend(recorded.hits)
         self.touched.add(lid)
 
     def _feeds_renew(self, lid: int) -> None:
@@ -507,10 +525,8 @@ class _BatchApply:
                         min_wager_cents=p.min_wager_cents, max_bet_only=p.max_bet_only, mystery=p.mystery
                     )
 
-    def _write(self) -> None:
-        """The touched levels in one statement, the ledger rows, the refusals and the machines' shares."""
-        levels_state_save([self.levels[lid] for lid in sorted(self.touched)], self.states)
-        LedgerEntry.objects.bulk_create(self.entries)
+    def write(self) -> None:
+        """After the level write (the ledger rows have their ids): the refusals and the machines' shares."""
         hit_refusals_record(self.refusals, now=self.batch.applied_at)
         parts: list[tuple[LedgerEntry, list[Part]]] = [
             (entry, contribution_parts(entry, wagers)) for entry, wagers in self.split
