@@ -189,12 +189,14 @@ SELECT event_id FROM slots_pendingevent WHERE at <= %s
 ORDER BY at, machine_id, seq LIMIT %s FOR UPDATE SKIP LOCKED
 """
 # The seat, in the claim turn: this batch's, and the seats of the batches that picked before it and have not
-# locked their levels yet (the only exclusive locks of the class: waiters hold theirs shared).
+# locked their levels yet (the only exclusive locks of the class: waiters hold theirs shared), in this
+# database (advisory locks are per database; the server may hold other installations' engines).
 _SEAT_SQL = """
 SELECT pg_advisory_lock(%(class)s, %(seat)s), ARRAY(
     SELECT objid::bigint FROM pg_locks
     WHERE locktype = 'advisory' AND classid = %(class)s AND objsubid = 2 AND mode = 'ExclusiveLock'
         AND granted AND pid <> pg_backend_pid()
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
 )
 """
 _SEATS_WAIT_SQL = "SELECT pg_advisory_xact_lock_shared(%s, seat::int) FROM unnest(%s::bigint[]) AS seat"
