@@ -91,12 +91,18 @@ def _progressive(name: str, machines, levels: list[tuple[str, object]]):
     return [level_create(progressive, name=n, position=i, params=p) for i, (n, p) in enumerate(levels, 1)]
 
 
-def _events(machines, count: int, seq_base: int) -> None:
+def _events(machines, count: int, seq_base: int, *, in_turn: bool = False) -> None:
     """Pending game events, written with COPY (the ingest is not what is measured here), played a second
-    ago: past the settle window, so the engine claims them in the order of play at once."""
+    ago or earlier: past the settle window, so the engine claims them in the order of play at once.
+
+    ``in_turn``: each event is played a microsecond after the one written before it, as on a floor, where
+    events reach the server about in the order they were played. Otherwise all are played at the same
+    instant, so the order of play goes machine by machine and each batch's events lie all over the table
+    (the worst case for the claim)."""
     from django.db import connection
 
     now = datetime.now(UTC) - timedelta(seconds=1)
+    start = now - timedelta(microseconds=count)
     with connection.cursor() as cursor:
         copy_sql = (
             "COPY slots_machineevent (machine_id, seq, type, at, received_at, digest, payload, wager_cents, "
@@ -106,8 +112,9 @@ def _events(machines, count: int, seq_base: int) -> None:
             for i in range(count):
                 machine = machines[i % len(machines)]
                 wager = 60 + (i * 37) % 241
+                at = start + timedelta(microseconds=i) if in_turn else now
                 copy.write_row(
-                    (machine.id, seq_base + i, 1, now, now, "0" * 40, "{}", wager, 0, wager == 300, True)
+                    (machine.id, seq_base + i, 1, at, now, "0" * 40, "{}", wager, 0, wager == 300, True)
                 )
 
 
@@ -170,6 +177,11 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=200_000, help="game events per run")
     parser.add_argument("--repeat", type=int, default=3, help="runs per scenario (the machine is shared)")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker processes per run")
+    parser.add_argument(
+        "--played-in-turn",
+        action="store_true",
+        help="each event played just after the one before it (default: all at the same instant)",
+    )
     args = parser.parse_args()
     admin = _admin_url()
     name = f"bench_contributions_{os.getpid()}"
@@ -192,7 +204,8 @@ def main() -> None:
         from jackpots.seed import GREASE
 
         grease = _progressive("Grease", grease_machines, GREASE)
-        print(f"batch size {settings.CONTRIBUTIONS_BATCH_SIZE}; {_load()} before")
+        played = "each just after the one before" if args.played_in_turn else "all at the same instant"
+        print(f"batch size {settings.CONTRIBUTIONS_BATCH_SIZE}; events played {played}; {_load()} before")
         seq = 1
         for workers in args.workers:
             for label, machines, levels in (
@@ -201,7 +214,7 @@ def main() -> None:
             ):
                 rates = []
                 for _ in range(args.repeat):
-                    _events(machines, args.events, seq)
+                    _events(machines, args.events, seq, in_turn=args.played_in_turn)
                     seq += args.events
                     applied, elapsed, batches = _apply_all(workers)
                     assert applied == args.events

@@ -1,19 +1,22 @@
 """Applying pending machine events to the levels, exactly once (DESIGN "Exactly-once"), in the order of play.
 
 One batch is one transaction: claim up to ``batch_size`` pending events (``FOR UPDATE SKIP LOCKED`` on
-PostgreSQL) and mark them applied in the same statement, lock the touched levels in primary-key order, sum
-the eligible wagers per level in Python, write ONE ledger row per level (a hit inside the batch splits the
-level's sum at the hit) and ONE UPDATE for all the touched levels, record the batch. A worker killed
-anywhere leaves nothing of its batch: the events stay pending for the next one.
+PostgreSQL) and mark them applied, lock the touched levels in primary-key order, sum the eligible wagers
+per level in Python, write ONE ledger row per level (a hit inside the batch splits the level's sum at the
+hit) and ONE UPDATE for all the touched levels, record the batch. A worker killed anywhere leaves nothing
+of its batch: the events stay pending for the next one.
 
 The order of play (DESIGN "Order of play"). An event's place is (``at``, machine id, seq): the time the
 machine gives, then the machine, then its seq. Hits are numbered, and amounts assigned, in that order,
 whichever request, worker or commit carried the events:
 - a batch claims the pending events earliest in play order (the queue keeps each event's place, indexed)
   among those whose ``at`` is at least ENGINE_SETTLE_MILLISECONDS old, and applies them in play order;
-- batches take turns: a worker claims and locks its levels while holding the claim turn (a PostgreSQL
-  advisory lock), so on every level the batches apply in the order they claimed (batch id order), and a
-  batch claims nothing played before what an earlier batch claimed, unless it arrived after that claim;
+- batches take turns to pick their events, and are seated on their levels in the order they picked: on
+  PostgreSQL a worker holds the claim turn (an advisory lock) only while it locks its queue rows and takes
+  its seat (a second advisory lock, named by its batch); it then marks its events and, once every batch
+  that picked before it has locked its levels, locks its own and leaves its seat. So the expensive part of
+  the claim runs in parallel, while on every level the batches apply in the order they picked (batch id
+  order), and a batch picks nothing played before what an earlier batch picked, unless it arrived after;
 - so events posted within the settle window of their ``at`` apply exactly as a replay in play order would.
   An event that reaches the engine later than that, after a batch that applied a later place to its level,
   is **late**: it is applied in the next batch, at its place in that batch (first, in practice), so it
@@ -34,85 +37,91 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
-from jackpots import publish
-from jackpots.models import ContributionBatch, HitKind, HitRefusal, LedgerEntry, Level, ProgressiveMachine
+from jackpots.models import (
+    ContributionBatch,
+    Hit,
+    HitKind,
+    HitRefusal,
+    LedgerEntry,
+    Level,
+    ProgressiveMachine,
+)
 from jackpots.services import core
 from jackpots.services.hits import Play, award_record_locked, hit_refusals_record, machine_report_refusal
-from jackpots.services.levels import (
-    ledger_entry,
-    level_params,
-    level_state,
-    levels_lock,
-    levels_state_save,
-)
+from jackpots.services.level_write import Locked, Written, levels_write
+from jackpots.services.levels import ledger_entry, level_params
 from jackpots.services.machine_split import Part, contribution_parts, machine_parts_insert
 from slots.models import MachineEvent, SlotMachine
 
 logger = logging.getLogger(__name__)
-
-# Called inside the batch's transaction just before it commits; tests use it to kill a worker mid-batch.
-batch_hook: Callable[[], None] | None = None
 
 GAME = MachineEvent.Type.GAME
 JACKPOT = MachineEvent.Type.JACKPOT
 # Enough batches per call to drain a burst; beat calls again every second anyway.
 MAX_BATCHES_PER_CALL = 200
 
-# The claim takes the settled ids earliest in play order from the queue (slots.PendingEvent, its index on
-# (at, machine_id, seq); SKIP LOCKED passes over a batch still committing) and marks their events in the
-# same statement. No index of the events table mentions ``pending``, so the mark is an in-place (HOT)
-# update where the page has room. ``= ANY(ARRAY(...))`` makes the planner fetch the rows by primary key
-# instead of hash-joining a sequential scan. ``AND e.pending`` drops a queued id whose event was cleared.
-_CLAIM_SQL = """
-WITH claimed AS (
-    DELETE FROM slots_pendingevent WHERE event_id = ANY(ARRAY(
-        SELECT event_id FROM slots_pendingevent WHERE at <= %s
-        ORDER BY at, machine_id, seq LIMIT %s FOR UPDATE SKIP LOCKED
-    ))
-    RETURNING event_id
-)
-UPDATE slots_machineevent e SET pending = false, applied_at = %s
-WHERE e.id = ANY(ARRAY(SELECT event_id FROM claimed)) AND e.pending
-RETURNING e.id, e.machine_id, e.type, e.wager_cents, e.is_max_bet, e.level_id, e.amount_cents, e.at, e.seq
-"""
-_COLUMNS = ["id", "machine_id", "type", "wager_cents", "is_max_bet", "level_id", "amount_cents", "at", "seq"]
-# An event row, as claimed: (id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents, at, seq).
-Row = tuple[int, int, int, int | None, bool | None, int | None, int | None, dt.datetime, int]
+# Called inside a batch's transaction just before it commits (the tests stop a worker there).
+BeforeCommit = Callable[[], None]
 
-# PostgreSQL advisory lock keys: the claim turn (claim and lock the levels, one worker at a time) and the
-# settling waiter (one worker at a time sleeps until the next events settle).
+# PostgreSQL advisory lock keys: the claim turn (pick the events and take a seat, one worker at a time),
+# the settling waiter (one worker at a time sleeps until the next events settle), and the class of the
+# seats, (SEAT_CLASS, batch id) held from the pick until the batch's levels are locked.
 CLAIM_TURN_KEY = 7_140_001
 SETTLE_WAITER_KEY = 7_140_002
+SEAT_CLASS = 7_140_003
+_INT4 = 2_147_483_647  # advisory keys are int4: a batch id names its seat modulo this
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_MICROSECOND = dt.timedelta(microseconds=1)
 
 
-def play_order(row: Row) -> tuple[dt.datetime, int, int]:
+class Claimed(NamedTuple):
+    """A claimed event. ``at_us`` is its ``at`` in integer microseconds since the epoch: the claim reads
+    it as an integer because parsing 5,000 timestamps a batch cost the engine a fifth of its time, and only
+    a hit or a refusal needs it as a datetime (``at``)."""
+
+    id: int
+    machine_id: int
+    type: int
+    wager_cents: int | None
+    is_max_bet: bool | None
+    level_id: int | None
+    amount_cents: int | None
+    at_us: int
+    seq: int
+
+    @property
+    def at(self) -> dt.datetime:
+        return _EPOCH + dt.timedelta(microseconds=self.at_us)
+
+
+class Feed(NamedTuple):
+    """What a machine feeds: a level, the wagers it takes, whether the machine is live, mystery or not."""
+
+    level_id: int
+    min_wager_cents: int
+    max_bet_only: bool
+    live: bool
+    mystery: bool
+
+
+def play_order(event: Claimed) -> tuple[int, int, int]:
     """An event's place in the order of play: its time, then its machine, then its seq."""
-    return row[7], row[1], row[8]
+    return event.at_us, event.machine_id, event.seq
 
 
-@dataclass(slots=True)
-class _Pending:
-    """Eligible wagers of one level not yet folded into its state."""
-
-    wagered: int = 0
-    count: int = 0
-    first: int | None = None
-    last: int | None = None
-    excluded: set[int] = field(default_factory=set)
-    by_machine: dict[int, int] = field(default_factory=dict)  # eligible wagered cents per machine
-
-
-def contributions_apply(batch_size: int | None = None) -> int:
+def contributions_apply(batch_size: int | None = None, before_commit: BeforeCommit | None = None) -> int:
     """Applies pending events batch by batch until none is left. Returns the number of events applied."""
     size = batch_size or settings.CONTRIBUTIONS_BATCH_SIZE
     total = 0
     for _ in range(MAX_BATCHES_PER_CALL):
-        applied = contributions_batch_apply(size)
+        applied = contributions_batch_apply(size, before_commit)
         total += applied
         if applied < size:
             break
@@ -173,76 +182,176 @@ def settled_before(now: dt.datetime) -> dt.datetime:
     return now - dt.timedelta(milliseconds=settings.ENGINE_SETTLE_MILLISECONDS)
 
 
-def _claim(size: int, at: dt.datetime) -> list[Row]:
-    cutoff = settled_before(at)
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_CLAIM_SQL, [cutoff, size, at])
-            rows = cursor.fetchall()
-    else:
-        # SQLite: the transaction holds the database's write lock, there is nothing to skip.
-        pending = MachineEvent.objects.filter(pending=True, at__lte=cutoff).order_by(
-            "at", "machine_id", "seq"
-        )
-        rows = list(pending.values_list(*_COLUMNS)[:size])
-        MachineEvent.objects.filter(id__in=[row[0] for row in rows]).update(pending=False, applied_at=at)
-    rows.sort(key=play_order)
-    return rows
+# The pick, in the claim turn: the settled queue rows earliest in play order (slots.PendingEvent, indexed on
+# (at, machine_id, seq)), locked; SKIP LOCKED passes over those another batch picked.
+_PICK_SQL = """
+SELECT event_id FROM slots_pendingevent WHERE at <= %s
+ORDER BY at, machine_id, seq LIMIT %s FOR UPDATE SKIP LOCKED
+"""
+# The seat, in the claim turn: this batch's, and the seats of the batches that picked before it and have not
+# locked their levels yet (the only exclusive locks of the class: waiters hold theirs shared), in this
+# database (advisory locks are per database; the server may hold other installations' engines).
+_SEAT_SQL = """
+SELECT pg_advisory_lock(%(class)s, %(seat)s), ARRAY(
+    SELECT objid::bigint FROM pg_locks
+    WHERE locktype = 'advisory' AND classid = %(class)s AND objsubid = 2 AND mode = 'ExclusiveLock'
+        AND granted AND pid <> pg_backend_pid()
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+)
+"""
+_SEATS_WAIT_SQL = "SELECT pg_advisory_xact_lock_shared(%s, seat::int) FROM unnest(%s::bigint[]) AS seat"
+# The mark, outside the turn: the picked rows leave the queue and their events are marked in the same
+# statement. No index of the events table mentions ``pending``, so the mark is an in-place (HOT) update
+# where the page has room. ``AND e.pending`` drops a queued id whose event was cleared otherwise. ``at``
+# leaves as integer microseconds (see ``Claimed``); PostgreSQL sorts the rows in play order.
+_MARK_SQL = """
+WITH dequeued AS (
+    DELETE FROM slots_pendingevent WHERE event_id = ANY(%s::bigint[]) RETURNING event_id
+), marked AS (
+    UPDATE slots_machineevent e SET pending = false, applied_at = %s
+    WHERE e.id = ANY(ARRAY(SELECT event_id FROM dequeued)) AND e.pending
+    RETURNING e.id, e.machine_id, e.type, e.wager_cents, e.is_max_bet, e.level_id, e.amount_cents, e.at,
+        e.seq, (extract(epoch FROM e.at) * 1000000)::bigint AS at_us
+)
+SELECT id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents, at_us, seq
+FROM marked ORDER BY at, machine_id, seq
+"""
+_COLUMNS = ["id", "machine_id", "type", "wager_cents", "is_max_bet", "level_id", "amount_cents", "at", "seq"]
+
+
+def _sql(sql: str, params: list | dict) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def _advisory(function: str, key: int) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {function}(%s)", [key])
-        return bool(cursor.fetchone()[0])
+    return bool(_sql(f"SELECT {function}(%s)", [key])[0][0])
+
+
+@dataclass(slots=True)
+class _Seat:
+    """A PostgreSQL batch's place in the pick order, from its pick until its levels are locked."""
+
+    key: int
+    before: list[int]  # seats of the batches that picked earlier and were not seated yet
+    held: bool = True
+
+    def wait_for_earlier(self) -> None:
+        """Returns once every batch that picked earlier has locked its levels (or is gone)."""
+        if self.before:
+            _sql(_SEATS_WAIT_SQL, [SEAT_CLASS, self.before])
+
+    def leave(self) -> None:
+        if self.held:
+            self.held = False
+            _sql("SELECT pg_advisory_unlock(%s, %s)", [SEAT_CLASS, self.key])
 
 
 @contextmanager
-def _claim_turn() -> Iterator[Callable[[], None]]:
-    """Holds the claim turn until the returned function is called (once the batch's levels are locked) or
-    the block ends. On PostgreSQL a session advisory lock: released mid-transaction, and after a rollback
-    if the batch failed; a lost connection takes it along. SQLite serialises whole transactions anyway."""
-    if connection.vendor != "postgresql":
-        yield lambda: None
-        return
+def _claim_turn() -> Iterator[None]:
+    """Holds the claim turn for the block: a session advisory lock, so it outlives a rollback and a lost
+    connection takes it along."""
     _advisory("pg_advisory_lock", CLAIM_TURN_KEY)
-    held = [True]
-
-    def release() -> None:
-        if held[0]:
-            held[0] = False
-            _advisory("pg_advisory_unlock", CLAIM_TURN_KEY)
-
     try:
-        yield release
+        yield
     finally:
         try:
-            release()
+            _advisory("pg_advisory_unlock", CLAIM_TURN_KEY)
         except DatabaseError:  # the session is gone, and its lock with it
             logger.warning("the engine's claim turn went with its database session")
 
 
-def contributions_batch_apply(size: int) -> int:
-    with _claim_turn() as turn_release, transaction.atomic():
+def _pick(size: int) -> tuple[ContributionBatch, list[int], _Seat | None]:
+    """In the claim turn, so batch ids follow the pick order: the batch, the ids of the events it applies,
+    and its seat (None if no event)."""
+    with _claim_turn():
         batch = _batch_open()
-        rows = _claim(size, batch.applied_at)
-        if not rows:
+        ids = [row[0] for row in _sql(_PICK_SQL, [settled_before(batch.applied_at), size])]
+        if not ids:
+            return batch, ids, None
+        key = batch.pk % _INT4
+        [(_, before)] = _sql(_SEAT_SQL, {"class": SEAT_CLASS, "seat": key})
+        return batch, ids, _Seat(key, before)
+
+
+def _mark(ids: list[int], at: dt.datetime) -> list[Claimed]:
+    return list(map(Claimed._make, _sql(_MARK_SQL, [ids, at])))
+
+
+def _claim_sqlite(size: int, at: dt.datetime) -> list[Claimed]:
+    """SQLite: the transaction holds the database's write lock, there is nothing to skip or to seat."""
+    pending = MachineEvent.objects.filter(pending=True, at__lte=settled_before(at))
+    rows = list(pending.order_by("at", "machine_id", "seq").values_list(*_COLUMNS)[:size])
+    MachineEvent.objects.filter(id__in=[row[0] for row in rows]).update(pending=False, applied_at=at)
+    # ``at`` as integer microseconds, as PostgreSQL's claim gives it
+    return [Claimed(*row[:7], (row[7] - _EPOCH) // _MICROSECOND, row[8]) for row in rows]
+
+
+@dataclass(slots=True)
+class _Claim:
+    """A batch's events in play order, its machines' memberships, and (PostgreSQL) its seat."""
+
+    events: list[Claimed]
+    members: list[tuple[int, int, bool, str]]
+    seat: _Seat | None = None
+
+    def level_ids(self) -> list[int]:
+        progressives = {member[1] for member in self.members}
+        return list(Level.objects.filter(progressive_id__in=progressives).values_list("id", flat=True))
+
+    def seat_leave(self) -> None:
+        if self.seat is None:
+            return
+        try:
+            self.seat.leave()
+        except DatabaseError:  # the session is gone, and its lock with it
+            logger.warning("the engine's seat went with its database session")
+
+
+def _claim(size: int) -> tuple[ContributionBatch, _Claim | None]:
+    """Opens a batch and claims its events; on PostgreSQL returns once every batch that picked earlier has
+    locked its levels, holding its seat until it has locked its own (see the module docstring). None: no
+    event to apply."""
+    if connection.vendor != "postgresql":
+        batch = _batch_open()
+        events = _claim_sqlite(size, batch.applied_at)
+        return batch, (_Claim(events, _members(sorted({e.machine_id for e in events}))) if events else None)
+    batch, ids, seat = _pick(size)
+    if seat is None:
+        return batch, None
+    claim = _Claim([], [], seat)
+    try:
+        claim.events = _mark(ids, batch.applied_at)
+        if not claim.events:  # only ids whose events were cleared otherwise
+            claim.seat_leave()
+            return batch, None
+        claim.members = _members(sorted({e.machine_id for e in claim.events}))
+        seat.wait_for_earlier()
+    except BaseException:
+        claim.seat_leave()
+        raise
+    return batch, claim
+
+
+def contributions_batch_apply(size: int, before_commit: BeforeCommit | None = None) -> int:
+    with transaction.atomic():
+        batch, claim = _claim(size)
+        if claim is None:
             transaction.set_rollback(True)
             return 0
-        levels, feeds = _feeds(rows)
-        turn_release()
-        touched, hits = _events_apply(rows, batch, levels, feeds)
-        ids = [row[0] for row in rows]
+        try:
+            written = levels_write(claim.level_ids(), lambda locked: _BatchApply(batch, locked, claim).run())
+        finally:
+            claim.seat_leave()
+        written.result.write()
+        ids = [event.id for event in claim.events]
         ContributionBatch.objects.filter(pk=batch.pk).update(
-            event_count=len(rows), first_event_id=min(ids), last_event_id=max(ids)
+            event_count=len(ids), first_event_id=min(ids), last_event_id=max(ids)
         )
-        if batch_hook is not None:
-            batch_hook()
-        if touched:
-            level_ids = sorted(touched)
-            transaction.on_commit(lambda: publish.levels_changed(level_ids))
-        for hit_id in hits:
-            transaction.on_commit(lambda hit_id=hit_id: publish.hit_announced(hit_id))
-    return len(rows)
+        if before_commit is not None:
+            before_commit()
+    return len(ids)
 
 
 _MEMBERS_SQL = """
@@ -251,28 +360,19 @@ FROM jackpots_progressivemachine pm JOIN slots_slotmachine m ON m.id = pm.machin
 WHERE pm.machine_id = ANY(%s)
 """
 
-# What a machine feeds: (level id, minimum wager, max bet only, member live, mystery).
-Feed = tuple[int, int, bool, bool, bool]
+
+def _members(machine_ids: list[int]) -> list[tuple[int, int, bool, str]]:
+    """(machine, progressive, enabled, machine status) of every membership of ``machine_ids``."""
+    if connection.vendor == "postgresql":  # one array parameter instead of hundreds of placeholders
+        return _sql(_MEMBERS_SQL, [machine_ids])
+    memberships = ProgressiveMachine.objects.filter(machine_id__in=machine_ids)
+    return list(memberships.values_list("machine_id", "progressive_id", "enabled", "machine__status"))
 
 
-def _feeds(rows: list[Row]) -> tuple[dict[int, Level], dict[int, list[Feed]]]:
-    """Locks every level the batch's machines feed (primary-key order) and lists each machine's feeds.
+def _feeds(members: list[tuple[int, int, bool, str]], levels: dict[int, Level]) -> dict[int, list[Feed]]:
+    """What each of the batch's machines feeds, among its locked ``levels``.
 
     A member that is disabled or whose machine is not in service is not live: it feeds nothing."""
-    machine_ids = sorted({row[1] for row in rows})
-    if connection.vendor == "postgresql":  # one array parameter instead of hundreds of placeholders
-        with connection.cursor() as cursor:
-            cursor.execute(_MEMBERS_SQL, [machine_ids])
-            members = cursor.fetchall()
-    else:
-        members = list(
-            ProgressiveMachine.objects.filter(machine_id__in=machine_ids).values_list(
-                "machine_id", "progressive_id", "enabled", "machine__status"
-            )
-        )
-    levels = levels_lock(
-        Level.objects.filter(progressive_id__in={m[1] for m in members}).values_list("id", flat=True)
-    )
     by_progressive: dict[int, list[Level]] = {}
     for level in levels.values():
         by_progressive.setdefault(level.progressive_id, []).append(level)
@@ -281,123 +381,156 @@ def _feeds(rows: list[Row]) -> tuple[dict[int, Level], dict[int, list[Feed]]]:
         live = enabled and status == SlotMachine.Status.IN_SERVICE
         for level in by_progressive.get(progressive_id, ()):
             if not level.stopped:
-                feed = (level.id, level.min_wager_cents, level.max_bet_only, live, level.mystery)
+                feed = Feed(level.id, level.min_wager_cents, level.max_bet_only, live, level.mystery)
                 feeds.setdefault(machine_id, []).append(feed)
-    return levels, feeds
+    return feeds
 
 
-def _events_apply(
-    rows: list[Row], batch: ContributionBatch, levels: dict[int, Level], feeds: dict[int, list[Feed]]
-) -> tuple[set[int], list[int]]:
-    """Applies ``rows`` (in play order) to the locked ``levels``."""
-    params = {lid: level_params(level) for lid, level in levels.items()}
-    states = {lid: level_state(level) for lid, level in levels.items()}
-    pending: dict[int, _Pending] = {lid: _Pending() for lid in levels}
-    entries: list[LedgerEntry] = []
-    split: list[tuple[LedgerEntry, dict[int, int]]] = []
-    hits: list[int] = []
-    refusals: list[HitRefusal] = []
-    touched: set[int] = set()
-    now = batch.applied_at
+@dataclass(slots=True)
+class _Pending:
+    """Eligible wagers of one level not yet folded into its state."""
 
-    def flush(lid: int) -> None:
-        acc = pending[lid]
+    wagered: int = 0
+    count: int = 0
+    first: int | None = None
+    last: int | None = None
+    excluded: set[int] = field(default_factory=set)
+    by_machine: dict[int, int] = field(default_factory=dict)  # eligible wagered cents per machine
+
+
+class _BatchApply:
+    """Applies a batch's events (in play order) to its locked levels (the step of ``levels_write``); what
+    the level write does not store (refusals, the machines' shares) it stores in ``write``."""
+
+    def __init__(self, batch: ContributionBatch, locked: Locked, claim: _Claim) -> None:
+        claim.seat_leave()  # the levels are locked: the next batch may lock its own
+        self.batch = batch
+        self.events = claim.events
+        self.levels = locked.levels
+        self.feeds = _feeds(claim.members, locked.levels)
+        self.params = {lid: locked.params(lid) for lid in self.levels}
+        self.states = {lid: locked.state(lid) for lid in self.levels}
+        self.pending: dict[int, _Pending] = {lid: _Pending() for lid in self.levels}
+        self.entries: list[LedgerEntry] = []
+        self.split: list[tuple[LedgerEntry, dict[int, int]]] = []
+        self.hits: list[Hit] = []
+        self.refusals: list[HitRefusal] = []
+        self.touched: set[int] = set()
+
+    def run(self) -> Written[_BatchApply]:
+        """The hot loop: no per-event objects; a level's wagers are summed until a hit splits them."""
+        feeds, pending, params, states = self.feeds, self.pending, self.params, self.states
+        for event in self.events:
+            event_id, machine_id, kind, wager, is_max_bet, _, _, _, _ = event
+            if kind == JACKPOT:
+                self._jackpot(event)
+                continue
+            if kind != GAME:
+                continue
+            # hits replace a level's feeds in these lists, so the loop sees a reset's new rules at once
+            for lid, min_wager, max_bet_only, live, mystery in feeds.get(machine_id, ()):
+                if wager < min_wager or (max_bet_only and not is_max_bet):
+                    continue
+                acc = pending[lid]
+                if not live:
+                    acc.excluded.add(machine_id)
+                    continue
+                crossing = mystery and core.mystery_crossed(params[lid], states[lid], acc.wagered + wager)
+                acc.wagered += wager
+                acc.count += 1
+                acc.by_machine[machine_id] = acc.by_machine.get(machine_id, 0) + wager
+                if acc.first is None:
+                    acc.first = event_id
+                acc.last = event_id
+                if crossing:
+                    self._hit(lid, event, HitKind.MYSTERY)
+        for lid in self.levels:
+            self._flush(lid)
+        touched = {lid: states[lid] for lid in self.touched}
+        return Written(touched, self.entries, self.hits, result=self)
+
+    def _flush(self, lid: int) -> None:
+        """Folds a level's pending wagers into its state: one contribution ledger row."""
+        acc = self.pending[lid]
         if acc.count == 0:
             return
-        states[lid], movement = core.contribute(params[lid], states[lid], acc.wagered)
+        self.states[lid], movement = core.contribute(self.params[lid], self.states[lid], acc.wagered)
         entry = ledger_entry(
-            levels[lid],
+            self.levels[lid],
             LedgerEntry.Kind.CONTRIBUTION,
             movement,
-            states[lid],
-            at=now,
-            params=params[lid],
-            batch=batch,
+            self.states[lid],
+            at=self.batch.applied_at,
+            params=self.params[lid],
+            batch=self.batch,
             event_count=acc.count,
             first_event_id=acc.first,
             last_event_id=acc.last,
             excluded_machine_ids=sorted(acc.excluded),
         )
-        entries.append(entry)
-        split.append((entry, acc.by_machine))
-        touched.add(lid)
-        pending[lid] = _Pending()
+        self.entries.append(entry)
+        self.split.append((entry, acc.by_machine))
+        self.touched.add(lid)
+        self.pending[lid] = _Pending()
 
-    def hit(lid: int, row: Row, kind: str) -> None:
-        flush(lid)
-        machine_triggered = kind == HitKind.MACHINE
-        recorded = award_record_locked(
-            levels[lid],
-            states[lid],
-            at=row[7],
-            kind=kind,
-            machine_id=row[1],
-            event_id=row[0] if machine_triggered else None,
-            machine_amount_cents=row[6] if machine_triggered else None,
-            play=Play(row[7], row[1], row[8]),
+    def _jackpot(self, event: Claimed) -> None:
+        """A machine's report: a hit, or refused on record (levels are never deleted: ledger rows protect
+        them, and the ingest checked this one)."""
+        lid = event.level_id
+        refused = machine_report_refusal(
+            self.levels.get(lid), self.params.get(lid), machine_id=event.machine_id, seq=event.seq
         )
-        states[lid] = recorded.state
-        params[lid] = level_params(levels[lid])  # staged changes took effect at the reset
-        for feed_list in feeds.values():  # and so did a new minimum wager or max-bet rule
-            for i, feed in enumerate(feed_list):
-                if feed[0] == lid:
-                    p = params[lid]
-                    feed_list[i] = (lid, p.min_wager_cents, p.max_bet_only, feed[3], p.mystery)
-        entries.extend(recorded.entries)
-        hits.extend(h.id for h in recorded.hits)
-        touched.add(lid)
-
-    # The hot loop: plain tuples, no per-event objects; a level's wagers are summed until a hit splits them.
-    for row in rows:
-        event_id, machine_id, kind, wager, is_max_bet = row[:5]
-        machine_feeds = feeds.get(machine_id, ())
-        if kind == JACKPOT:
-            lid = row[5]
-            refused = machine_report_refusal(
-                levels.get(lid), params.get(lid), machine_id=machine_id, seq=row[8]
+        if refused is None:
+            self._hit(lid, event, HitKind.MACHINE)
+            return
+        code, game_id = refused
+        self.refusals.append(
+            HitRefusal(
+                level_id=lid,
+                machine_id=event.machine_id,
+                event_id=event.id,
+                game_event_id=game_id,
+                code=code,
+                at=event.at,
+                batch=self.batch,
             )
-            if refused is None:
-                hit(lid, row, HitKind.MACHINE)
-            else:
-                # Levels are never deleted (ledger rows protect them) and the ingest checked this one.
-                code, game_id = refused
-                refusals.append(
-                    HitRefusal(
-                        level_id=lid,
-                        machine_id=machine_id,
-                        event_id=event_id,
-                        game_event_id=game_id,
-                        code=code,
-                        at=row[7],
-                        batch=batch,
+        )
+
+    def _hit(self, lid: int, event: Claimed, kind: str) -> None:
+        self._flush(lid)
+        machine_triggered = kind == HitKind.MACHINE
+        at = event.at
+        recorded = award_record_locked(
+            self.levels[lid],
+            self.states[lid],
+            at=at,
+            kind=kind,
+            machine_id=event.machine_id,
+            event_id=event.id if machine_triggered else None,
+            machine_amount_cents=event.amount_cents if machine_triggered else None,
+            play=Play(at, event.machine_id, event.seq),
+        )
+        self.states[lid] = recorded.state
+        self.params[lid] = level_params(self.levels[lid])  # staged changes took effect at the reset
+        self._feeds_renew(lid)
+        self.entries.extend(recorded.entries)
+        self.hits.extend(recorded.hits)
+        self.touched.add(lid)
+
+    def _feeds_renew(self, lid: int) -> None:
+        """A reset may have brought a new minimum wager or max-bet rule: the level's feeds take it."""
+        p = self.params[lid]
+        for feed_list in self.feeds.values():
+            for i, feed in enumerate(feed_list):
+                if feed.level_id == lid:
+                    feed_list[i] = feed._replace(
+                        min_wager_cents=p.min_wager_cents, max_bet_only=p.max_bet_only, mystery=p.mystery
                     )
-                )
-            continue
-        if kind != GAME:
-            continue
-        for lid, min_wager, max_bet_only, live, mystery in machine_feeds:
-            if wager < min_wager or (max_bet_only and not is_max_bet):
-                continue
-            acc = pending[lid]
-            if not live:
-                acc.excluded.add(machine_id)
-                continue
-            crossing = mystery and core.mystery_crossed(params[lid], states[lid], acc.wagered + wager)
-            acc.wagered += wager
-            acc.count += 1
-            acc.by_machine[machine_id] = acc.by_machine.get(machine_id, 0) + wager
-            if acc.first is None:
-                acc.first = event_id
-            acc.last = event_id
-            if crossing:
-                hit(lid, row, HitKind.MYSTERY)
-    for lid in levels:
-        flush(lid)
-    levels_state_save([levels[lid] for lid in sorted(touched)], states)
-    LedgerEntry.objects.bulk_create(entries)
-    hit_refusals_record(refusals, now=now)
-    parts: list[tuple[LedgerEntry, list[Part]]] = [
-        (entry, contribution_parts(entry, wagers)) for entry, wagers in split
-    ]
-    machine_parts_insert(parts)
-    return touched, hits
+
+    def write(self) -> None:
+        """After the level write (the ledger rows have their ids): the refusals and the machines' shares."""
+        hit_refusals_record(self.refusals, now=self.batch.applied_at)
+        parts: list[tuple[LedgerEntry, list[Part]]] = [
+            (entry, contribution_parts(entry, wagers)) for entry, wagers in self.split
+        ]
+        machine_parts_insert(parts)

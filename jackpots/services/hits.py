@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -26,7 +27,6 @@ from django.db.models import Max, Min, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from jackpots import publish
 from jackpots.models import (
     Hit,
     HitKind,
@@ -40,12 +40,11 @@ from jackpots.models import (
 )
 from jackpots.services import core
 from jackpots.services.errors import EngineError
+from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import (
     ledger_entry,
     level_params,
     level_state,
-    level_state_save,
-    levels_lock,
     snapshot,
     snapshot_params,
     snapshot_state,
@@ -201,6 +200,52 @@ def award_record_locked(
     new_state, movement, award = core.award(
         params, state, mode, value, winners=winners, next_params=next_params, randbelow=trigger_randbelow
     )
+    hits = _hits_create(
+        level,
+        state,
+        award,
+        kind=kind,
+        at=at,
+        winners=winners,
+        machine_id=machine_id,
+        event_id=event_id,
+        machine_amount_cents=machine_amount_cents,
+        before=before,
+        play=play,
+    )
+    entries = []
+    if movement != core.Movement():
+        ledger_kind = LedgerEntry.Kind.HIT if award.reset else LedgerEntry.Kind.AWARD
+        entries.append(
+            ledger_entry(
+                level,
+                ledger_kind,
+                movement,
+                new_state,
+                at=at,
+                params=params,
+                hit=hits[0],
+                reference=reference,
+            )
+        )
+    return Recorded(new_state, hits, entries, award)
+
+
+def _hits_create(
+    level: Level,
+    state: core.State,
+    award: core.Award,
+    *,
+    kind: str,
+    at: datetime,
+    winners: int,
+    machine_id: int | None,
+    event_id: int | None,
+    machine_amount_cents: int | None,
+    before: dict,
+    play: Play | None,
+) -> list[Hit]:
+    """One Hit per winner of ``award``, numbered next on the level (``state``: the level before it)."""
     number = _hit_number_next(level)
     late = play is not None and _played_after(level, play)
     hits = []
@@ -234,30 +279,17 @@ def award_record_locked(
                 late=late,
             )
         )
-    entries = []
-    if movement != core.Movement():
-        ledger_kind = LedgerEntry.Kind.HIT if award.reset else LedgerEntry.Kind.AWARD
-        entries.append(
-            ledger_entry(
-                level,
-                ledger_kind,
-                movement,
-                new_state,
-                at=at,
-                params=params,
-                hit=hits[0],
-                reference=reference,
-            )
-        )
-    return Recorded(new_state, hits, entries, award)
+    return hits
 
 
-def _announce(hits: list[Hit]) -> None:
-    for hit in hits:
-        transaction.on_commit(lambda hit_id=hit.id: publish.hit_announced(hit_id))
-    if hits:
-        level_ids = [hits[0].level_id]
-        transaction.on_commit(lambda: publish.levels_changed(level_ids))
+def _award_step(level_id: int, **award) -> Callable[[Locked], Written[Recorded]]:
+    """A level write that records an award on the locked level (``award_record_locked``'s arguments)."""
+
+    def step(locked: Locked) -> Written[Recorded]:
+        recorded = award_record_locked(locked.levels[level_id], locked.state(level_id), **award)
+        return Written({level_id: recorded.state}, recorded.entries, recorded.hits, result=recorded)
+
+    return step
 
 
 def level_award(
@@ -271,37 +303,22 @@ def level_award(
     reference: str = "",
 ) -> Recorded:
     """Primitive for the table games: locks the level, records the award, writes the ledger."""
-    at = at or timezone.now()
-    with transaction.atomic():
-        level = levels_lock([level_id])[level_id]
-        recorded = award_record_locked(
-            level,
-            level_state(level),
-            at=at,
-            kind=kind,
-            mode=mode,
-            value=value,
-            winners=winners,
-            reference=reference,
-        )
-        level_state_save(level, recorded.state)
-        LedgerEntry.objects.bulk_create(recorded.entries)
-        _announce(recorded.hits)
-    return recorded
+    step = _award_step(
+        level_id,
+        at=at or timezone.now(),
+        kind=kind,
+        mode=mode,
+        value=value,
+        winners=winners,
+        reference=reference,
+    )
+    return levels_write([level_id], step).result
 
 
 def level_hit(level_id: int, *, machine_id: int | None = None, at: datetime | None = None) -> Hit:
     """A machine-triggered hit reported outside the event stream (e.g. by an attendant)."""
-    at = at or timezone.now()
-    with transaction.atomic():
-        level = levels_lock([level_id])[level_id]
-        recorded = award_record_locked(
-            level, level_state(level), at=at, kind=HitKind.MACHINE, machine_id=machine_id
-        )
-        level_state_save(level, recorded.state)
-        LedgerEntry.objects.bulk_create(recorded.entries)
-        _announce(recorded.hits)
-    return recorded.hits[0]
+    step = _award_step(level_id, at=at or timezone.now(), kind=HitKind.MACHINE, machine_id=machine_id)
+    return levels_write([level_id], step).result.hits[0]
 
 
 def _threshold_cents(hit: Hit) -> int:
@@ -407,6 +424,14 @@ def _award_row_id(award_rows: list[LedgerEntry]) -> int:
     return max((entry.id for entry in award_rows), default=0)
 
 
+@dataclass(frozen=True)
+class _Voided:
+    hit: Hit
+    entry: LedgerEntry | None = None  # the compensating row (None: a fixed prize, nothing to restore)
+    award_row_id: int = 0
+    at: datetime | None = None
+
+
 def hit_void(hit: Hit, user, reason: str) -> Hit:
     """Voids an unpaid hit (or a table prize paid at the table) and restores its level as if the hit had
     never happened: the level goes back to its state before the hit, then the eligible wagers since are
@@ -417,72 +442,83 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
     if not reason or not reason.strip():
         raise EngineError("reason_required", _("A void needs a reason."))
     with transaction.atomic():
-        level = levels_lock([hit.level_id])[hit.level_id]
-        hit = _hit_lock(hit)
-        if not _voidable(hit):
-            raise EngineError(
-                "hit_not_voidable",
-                _("Hit %(hit)s is %(state)s; only an unpaid hit or one paid at the table can be voided.")
-                % {"hit": hit.pk, "state": hit.get_state_display().lower()},
-            )
-        if not hits_took_from_level(hit):
-            # A fixed prize the house pays: nothing to restore, and no later hit depends on it.
-            return _void_record(hit, user, reason)
-        later = Hit.objects.filter(level=level, number__gt=hit.number).exclude(state=Hit.State.VOIDED)
-        if hits_took_from_level(later):
-            raise EngineError("later_hit", _("A later hit on this level must be voided first."))
-        # Each award bumps the level's value sequence, so hits sharing one are winners of the same award.
-        shared = Hit.objects.filter(level=level, cycle=hit.cycle, level_seq=hit.level_seq).exclude(pk=hit.pk)
-        if shared.exclude(state=Hit.State.VOIDED).exists():
-            raise EngineError(
-                "shared_award", _("This award is shared with other winners; void the round instead.")
-            )
-        now = timezone.now()
-        current = level_state(level)
-        params_before = snapshot_params(hit.before)
-        before = snapshot_state(hit.before)
-        restored, _ignored = core.contribute(
-            params_before, before, current.wagered_cents - before.wagered_cents
+        voided = levels_write([hit.level_id], lambda locked: _void_step(locked, hit, user, reason)).result
+        if voided.entry is None:
+            return voided.hit
+        wagers = wagers_since(voided.hit.level_id, voided.award_row_id)
+        machine_parts_insert([(voided.entry, void_parts(voided.entry, wagers))])
+        return _void_record(voided.hit, user, reason, voided.at)
+
+
+def _void_check(level: Level, hit: Hit) -> None:
+    """Raises unless ``hit`` (locked), which took its award from the level, can be voided now."""
+    later = Hit.objects.filter(level=level, number__gt=hit.number).exclude(state=Hit.State.VOIDED)
+    if hits_took_from_level(later):
+        raise EngineError("later_hit", _("A later hit on this level must be voided first."))
+    # Each award bumps the level's value sequence, so hits sharing one are winners of the same award.
+    shared = Hit.objects.filter(level=level, cycle=hit.cycle, level_seq=hit.level_seq).exclude(pk=hit.pk)
+    if shared.exclude(state=Hit.State.VOIDED).exists():
+        message = _("This award is shared with other winners; void the round instead.")
+        raise EngineError("shared_award", message)
+
+
+def _void_step(locked: Locked, hit: Hit, user, reason: str) -> Written[_Voided]:
+    """The level write of a void: the level as before the hit, plus the wagers since."""
+    level = locked.levels[hit.level_id]
+    hit = _hit_lock(hit)
+    if not _voidable(hit):
+        raise EngineError(
+            "hit_not_voidable",
+            _("Hit %(hit)s is %(state)s; only an unpaid hit or one paid at the table can be voided.")
+            % {"hit": hit.pk, "state": hit.get_state_display().lower()},
         )
-        restored = dataclasses.replace(restored, seq=current.seq + 1)
-        reset_hit = current.cycle != before.cycle
-        if reset_hit:
-            LevelChange.objects.filter(
-                level=level, applied_cycle=current.cycle, state=LevelChange.State.APPLIED
-            ).update(state=LevelChange.State.STAGED, applied_at=None, applied_cycle=None)
-            parameters_set(level, params_before)
-        # What the award's own ledger row moved (nothing for a fixed prize the house pays).
-        award_rows = list(hit.ledger.all())
-        awarded_back = -sum(e.awarded_mc for e in award_rows)
-        seeded_back = -sum(e.seeded_mc for e in award_rows)
-        delta_total = (
-            (restored.current_mc - current.current_mc)
-            + (restored.reserve_mc - current.reserve_mc)
-            + (restored.overflow_mc - current.overflow_mc)
-        )
-        movement = core.Movement(
-            current_delta_mc=restored.current_mc - current.current_mc,
-            reserve_delta_mc=restored.reserve_mc - current.reserve_mc,
-            overflow_delta_mc=restored.overflow_mc - current.overflow_mc,
-            seeded_mc=seeded_back,
-            awarded_mc=awarded_back,
-            contributed_mc=delta_total - seeded_back + awarded_back,
-            carry_restart=reset_hit,
-        )
-        level_state_save(level, restored)
-        entry = ledger_entry(
-            level,
-            LedgerEntry.Kind.VOID,
-            movement,
-            restored,
-            at=now,
-            params=params_before,
-            hit=hit,
-            reference=reason[:80],
-        )
-        entry.save()
-        machine_parts_insert([(entry, void_parts(entry, wagers_since(level.id, _award_row_id(award_rows))))])
-        _void_record(hit, user, reason, now)
-        level_ids = [level.id]
-        transaction.on_commit(lambda: publish.levels_changed(level_ids))
-    return hit
+    if not hits_took_from_level(hit):
+        # A fixed prize the house pays: nothing to restore, and no later hit depends on it.
+        return Written(result=_Voided(_void_record(hit, user, reason)))
+    _void_check(level, hit)
+    now = timezone.now()
+    current = level_state(level)
+    params_before = snapshot_params(hit.before)
+    before = snapshot_state(hit.before)
+    restored, _ignored = core.contribute(params_before, before, current.wagered_cents - before.wagered_cents)
+    restored = dataclasses.replace(restored, seq=current.seq + 1)
+    reset_hit = current.cycle != before.cycle
+    if reset_hit:
+        LevelChange.objects.filter(
+            level=level, applied_cycle=current.cycle, state=LevelChange.State.APPLIED
+        ).update(state=LevelChange.State.STAGED, applied_at=None, applied_cycle=None)
+        parameters_set(level, params_before)
+    # What the award's own ledger row moved (nothing for a fixed prize the house pays).
+    award_rows = list(hit.ledger.all())
+    movement = _void_movement(current, restored, award_rows, carry_restart=reset_hit)
+    entry = ledger_entry(
+        level,
+        LedgerEntry.Kind.VOID,
+        movement,
+        restored,
+        at=now,
+        params=params_before,
+        hit=hit,
+        reference=reason[:80],
+    )
+    return Written({level.id: restored}, [entry], result=_Voided(hit, entry, _award_row_id(award_rows), now))
+
+
+def _void_movement(
+    current: core.State, restored: core.State, award_rows: list[LedgerEntry], *, carry_restart: bool
+) -> core.Movement:
+    """The compensating row's movement: from the level as it stands to the level restored."""
+    awarded_back = -sum(e.awarded_mc for e in award_rows)
+    seeded_back = -sum(e.seeded_mc for e in award_rows)
+    current_delta = restored.current_mc - current.current_mc
+    reserve_delta = restored.reserve_mc - current.reserve_mc
+    overflow_delta = restored.overflow_mc - current.overflow_mc
+    return core.Movement(
+        current_delta_mc=current_delta,
+        reserve_delta_mc=reserve_delta,
+        overflow_delta_mc=overflow_delta,
+        seeded_mc=seeded_back,
+        awarded_mc=awarded_back,
+        contributed_mc=current_delta + reserve_delta + overflow_delta - seeded_back + awarded_back,
+        carry_restart=carry_restart,
+    )

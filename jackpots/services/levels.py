@@ -39,18 +39,19 @@ def level_state_set(level: Level, state: core.State) -> None:
         setattr(level, name, getattr(state, name))
 
 
-def level_state_save(level: Level, state: core.State) -> None:
+def _level_state_save(level: Level, state: core.State) -> None:
     """One UPDATE of the level row (its parameters too: a reset may have applied staged changes)."""
     level_state_set(level, state)
     level.save(update_fields=STATE_FIELDS + PARAM_FIELDS)
 
 
 def levels_state_save(levels: list[Level], states: dict[int, core.State]) -> None:
-    """Writes each level's state and parameters, as ``level_state_save`` does, in ONE statement on
-    PostgreSQL: a batch touching a dozen levels pays one round trip instead of a dozen."""
+    """Writes each level's state and parameters, as ``_level_state_save`` does, in ONE statement on
+    PostgreSQL: a batch touching a dozen levels pays one round trip instead of a dozen. Only
+    ``level_write.levels_write`` calls it: it publishes what it wrote."""
     if connection.vendor != "postgresql":
         for level in levels:
-            level_state_save(level, states[level.id])
+            _level_state_save(level, states[level.id])
         return
     if not levels:
         return

@@ -12,16 +12,15 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from jackpots import publish
 from jackpots.models import LedgerEntry, Level, LevelChange
 from jackpots.services import core
 from jackpots.services.errors import EngineError
+from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import (
     PARAM_FIELDS,
     ledger_entry,
     level_params,
     level_state,
-    level_state_save,
     levels_lock,
     trigger_draw,
 )
@@ -96,9 +95,11 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str) -> L
         raise EngineError("no_changes", _("Name at least one parameter to change."))
     parsed = {name: _parse(name, value) for name, value in changes.items()}
     now = timezone.now()
-    with transaction.atomic():
-        level = levels_lock([level.pk])[level.pk]
-        current = level_params(level)
+    level_id = level.pk
+
+    def step(locked: Locked) -> Written[LevelChange]:
+        level = locked.levels[level_id]
+        current = locked.params(level_id)
         params = dataclasses.replace(current, **parsed)
         params_validate(params)
         old = {name: _json(getattr(current, name)) for name in parsed}
@@ -115,15 +116,19 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str) -> L
             **applied,
         )
         if not level.stopped:
-            return change
-        _apply_stopped(level, params, now, reference=f"change {change.pk}")
-    return change
+            return Written(result=change)
+        state, entry = _stopped_apply(level, params, now, reference=f"change {change.pk}")
+        return Written({level_id: state}, [entry], result=change)
+
+    return levels_write([level_id], step).result
 
 
-def _apply_stopped(level: Level, params: core.Params, now: datetime, reference: str) -> None:
+def _stopped_apply(
+    level: Level, params: core.Params, now: datetime, reference: str
+) -> tuple[core.State, LedgerEntry]:
     """A stopped level takes the new parameters now: the carry base restarts (the rate may differ), the
     amount is brought up to a higher reset value (seeded) or down to a lower limit (the excess to overflow,
-    a limit breach: rule 3), and a mystery trigger is drawn again."""
+    a limit breach: rule 3), and a mystery trigger is drawn again. Returns its new state and seed row."""
     state = level_state(level)
     topped = max(0, params.reset_mc - state.current_mc)
     excess = 0 if params.limit_mc is None else max(0, state.current_mc + topped - params.limit_mc)
@@ -142,12 +147,10 @@ def _apply_stopped(level: Level, params: core.Params, now: datetime, reference: 
         current_delta_mc=topped - excess, overflow_delta_mc=excess, seeded_mc=topped, carry_restart=True
     )
     parameters_set(level, params)
-    level_state_save(level, new)
-    ledger_entry(
+    entry = ledger_entry(
         level, LedgerEntry.Kind.SEED, movement, new, at=now, params=params, reference=reference
-    ).save()
-    level_ids = [level.id]
-    transaction.on_commit(lambda: publish.levels_changed(level_ids))
+    )
+    return new, entry
 
 
 def level_stopped_set(level: Level, user, stopped: bool, reason: str) -> LevelChange:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db import transaction
 from django.utils import timezone
 
-from jackpots import publish
 from jackpots.models import LedgerEntry
 from jackpots.services import core
 from jackpots.services.errors import EngineError
-from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
+from jackpots.services.level_write import Locked, Written, levels_write
+from jackpots.services.levels import ledger_entry
 
 
 def level_wager_add(
@@ -22,13 +21,12 @@ def level_wager_add(
     if wagered_cents <= 0:
         raise EngineError("invalid_wager", "A wager must be a positive number of cents.")
     at = at or timezone.now()
-    with transaction.atomic():
-        level = levels_lock([level_id])[level_id]
-        params = level_params(level)
-        state, movement = core.contribute(params, level_state(level), wagered_cents)
-        level_state_save(level, state)
-        ledger_entry(
-            level,
+
+    def step(locked: Locked) -> Written[core.Movement]:
+        params = locked.params(level_id)
+        state, movement = core.contribute(params, locked.state(level_id), wagered_cents)
+        entry = ledger_entry(
+            locked.levels[level_id],
             LedgerEntry.Kind.CONTRIBUTION,
             movement,
             state,
@@ -36,7 +34,7 @@ def level_wager_add(
             params=params,
             event_count=1,
             reference=reference,
-        ).save()
-        level_ids = [level_id]
-        transaction.on_commit(lambda: publish.levels_changed(level_ids))
-    return movement
+        )
+        return Written({level_id: state}, [entry], result=movement)
+
+    return levels_write([level_id], step).result

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from jackpots.audit import jackpots_audit
 from jackpots.models import ContributionBatch, Hit
-from jackpots.services import contributions, contributions_apply, core
+from jackpots.services import contributions_apply, core
 from jackpots.services.levels import level_create
 from slots.models import MachineEvent
 from tests.jackpots.conftest import progressive_with_machines
@@ -180,21 +180,17 @@ def _workers_apply(count: int, rng: random.Random) -> None:
     def work(size: int) -> None:
         try:
             barrier.wait()
-            contributions_apply(batch_size=size)
+            contributions_apply(batch_size=size, before_commit=pause)
         except BaseException as error:  # reported below
             errors.append(error)
         finally:
             connections.close_all()
 
-    contributions.batch_hook = pause
-    try:
-        threads = [threading.Thread(target=work, args=(size,)) for size in sizes]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        contributions.batch_hook = None
+    threads = [threading.Thread(target=work, args=(size,)) for size in sizes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
     assert errors == []
 
 

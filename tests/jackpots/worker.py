@@ -23,18 +23,14 @@ def main() -> None:
     import django
 
     django.setup()
-    from jackpots.services import contributions
     from jackpots.services.contributions import contributions_apply
 
-    if marker is not None:
+    def hang() -> None:
+        marker.touch()
+        time.sleep(120)
 
-        def hang() -> None:
-            marker.touch()
-            time.sleep(120)
-
-        contributions.batch_hook = hang
     while True:
-        applied = contributions_apply(batch_size=500)
+        applied = contributions_apply(batch_size=500, before_commit=hang if marker is not None else None)
         if applied == 0:
             if stop.exists():
                 return

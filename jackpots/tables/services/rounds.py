@@ -23,6 +23,7 @@ Who pays a table prize (Nevada MICS two-person rule, as for machine handpays, ru
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -33,12 +34,12 @@ from django.utils import timezone
 from common.credentials import credential_issue
 from common.money import cents_eur
 from common.times import time_window
-from jackpots import publish
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
 from jackpots.services.hits import award_record_locked, hit_pay_at_table
-from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
-from jackpots.tables.models import PayLine, PrizeShare, Table, TableKey, TableRound, TableSeat
+from jackpots.services.level_write import Locked, Written, levels_write
+from jackpots.services.levels import ledger_entry, level_params, level_state
+from jackpots.tables.models import PayLine, PayTable, PrizeShare, Table, TableKey, TableRound, TableSeat
 from jackpots.tables.round_input import BetRule, RoundError, RoundInput, round_parse
 from jackpots.tables.rules import (
     HAND_ORDER,
@@ -210,25 +211,13 @@ def round_record(
     if not table.active:
         raise RoundError("table_inactive", f"Table {table.code} is not active.", status=409)
     pay_table = table.progressive.pay_table
+    posted = _Posted(table, pay_table, parsed, received_at, key)
     try:
         with transaction.atomic():
-            level = levels_lock([pay_table.level_id])[pay_table.level_id]
-            existing = TableRound.objects.filter(table=table, round_id=parsed.round_id).first()
-            if existing is not None:
-                if existing.digest != parsed.digest:
-                    raise RoundError(
-                        "round_conflict",
-                        f"Round {parsed.round_id} was already recorded with different content.",
-                        status=409,
-                    )
-                return answer_as_of(existing.response, received_at), False
-            if level.stopped:
-                raise RoundError(
-                    "progressive_stopped",
-                    f"The progressive of table {table.code} is stopped: no jackpot bets are taken.",
-                    status=409,
-                )
-            answer = _round_write(table, pay_table, level, parsed, received_at, key=key)
+            recorded = levels_write([pay_table.level_id], posted.step).result
+            if recorded.round_ is None:
+                return answer_as_of(recorded.answer, received_at), False
+            answer = _round_finish(recorded)
     except IntegrityError:
         # A concurrent post of the same round won the race (only possible if it locked another level).
         existing = TableRound.objects.get(table=table, round_id=parsed.round_id)
@@ -236,21 +225,84 @@ def round_record(
     return answer_as_of(answer, received_at), True
 
 
-def _round_write(
-    table: Table, pay_table, level: Level, parsed: RoundInput, received_at: datetime, *, key: TableKey | None
-) -> dict:
-    pay_table_staged_apply(pay_table, level)
+@dataclass
+class _Recorded:
+    """What a round's level write did: a retry's stored answer, or the new round, its seats and prizes."""
+
+    answer: dict | None = None
+    round_: TableRound | None = None
+    seats: list[TableSeat] = field(default_factory=list)
+    shares: list[PrizeShare] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Posted:
+    """A parsed round post and where it goes; ``step`` is its level write."""
+
+    table: Table
+    pay_table: PayTable
+    parsed: RoundInput
+    received_at: datetime
+    key: TableKey | None
+
+    def step(self, locked: Locked) -> Written[_Recorded]:
+        level = locked.levels[self.pay_table.level_id]
+        round_id = self.parsed.round_id
+        existing = TableRound.objects.filter(table=self.table, round_id=round_id).first()
+        if existing is not None:
+            if existing.digest != self.parsed.digest:
+                raise RoundError(
+                    "round_conflict",
+                    f"Round {round_id} was already recorded with different content.",
+                    status=409,
+                )
+            return Written(result=_Recorded(answer=existing.response))
+        if level.stopped:
+            raise RoundError(
+                "progressive_stopped",
+                f"The progressive of table {self.table.code} is stopped: no jackpot bets are taken.",
+                status=409,
+            )
+        return _round_write(self, level)
+
+
+def _round_write(posted: _Posted, level: Level) -> Written[_Recorded]:
+    """The new round under the level's lock: its bets feed the level, then its prizes are awarded."""
+    table, parsed = posted.table, posted.parsed
+    pay_table_staged_apply(posted.pay_table, level)
     rate = rate_find(table.progressive.currency, table.venue.currency, parsed.at)
-    params = level_params(level)
-    state = level_state(level)
-    round_ = TableRound.objects.create(
+    params, state = level_params(level), level_state(level)
+    round_ = _round_create(posted, level, rate, state.cycle)
+    state, total, seats = _bets_apply(params, state, round_, parsed, game=table.game, rate=rate.rate)
+    reference = round_reference(table, parsed.round_id)
+    entries: list[LedgerEntry] = []
+    if total.wagered_cents:
+        kind = LedgerEntry.Kind.CONTRIBUTION
+        entries.append(
+            ledger_entry(level, kind, total, state, at=parsed.at, params=params, reference=reference)
+        )
+    prizes = _Prizes(posted, level, state, reference, seats)
+    prizes.percent_award()
+    prizes.fixed_award(rate.rate)
+    TableSeat.objects.bulk_create(seats)
+    for hit in prizes.hits:  # the seats give the venue, and so the threshold
+        hit_pay_at_table(hit, table, posted.key)
+    for share in prizes.shares:
+        shares_resplit(share, {round_.id: rate.rate}, answering=round_.id)
+    recorded = _Recorded(round_=round_, seats=seats, shares=prizes.shares)
+    return Written({level.id: prizes.state}, entries + prizes.entries, prizes.hits, result=recorded)
+
+
+def _round_create(posted: _Posted, level: Level, rate, cycle: int) -> TableRound:
+    table, parsed = posted.table, posted.parsed
+    return TableRound.objects.create(
         table=table,
         round_id=parsed.round_id,
         at=parsed.at,
-        received_at=received_at,
+        received_at=posted.received_at,
         digest=parsed.digest,
         level=level,
-        cycle=state.cycle,
+        cycle=cycle,
         community=list(parsed.community_codes),
         dealer=list(parsed.dealer_codes),
         currency=table.venue.currency,
@@ -258,11 +310,23 @@ def _round_write(
         exchange_rate=rate.row,
         rate=rate.rate,
     )
-    # The bets feed the level first: chips are down before the cards are dealt.
+
+
+def _bets_apply(
+    params: core.Params,
+    state: core.State,
+    round_: TableRound,
+    parsed: RoundInput,
+    *,
+    game: str,
+    rate: Decimal,
+) -> tuple[core.State, core.Movement, list[TableSeat]]:
+    """The bets feed the level first (chips are down before the cards are dealt): the level's new state,
+    the round's total movement (and the round's totals) and its (unsaved) seats."""
     total = core.Movement()
     seats: list[TableSeat] = []
     for seat in parsed.seats:
-        bet_pool = _pool_cents(seat.jackpot_bet_cents, rate.rate)
+        bet_pool = _pool_cents(seat.jackpot_bet_cents, rate)
         state, moved = core.contribute(params, state, bet_pool)
         total = _movement_add(total, moved)
         seats.append(
@@ -271,98 +335,105 @@ def _round_write(
                 seat=seat.seat,
                 cards=list(seat.codes),
                 changed_card=seat.changed_card,
-                hand=hand_of(table.game, seat.cards, parsed.community),
+                hand=hand_of(game, seat.cards, parsed.community),
                 jackpot_bet_cents=seat.jackpot_bet_cents,
                 bet_pool_cents=bet_pool,
                 contribution_mc=moved.contributed_mc,
-            )
-        )
-    entries: list[LedgerEntry] = []
-    reference = round_reference(table, parsed.round_id)
-    if total.wagered_cents:
-        entries.append(
-            ledger_entry(
-                level,
-                LedgerEntry.Kind.CONTRIBUTION,
-                total,
-                state,
-                at=parsed.at,
-                params=params,
-                reference=reference,
             )
         )
     round_.bets_cents = sum(s.jackpot_bet_cents for s in seats)
     round_.wagered_pool_cents = total.wagered_cents
     round_.added_mc = total.current_delta_mc + total.overflow_delta_mc
     round_.reserved_mc = total.reserve_delta_mc
-    # Jackpot hands pay whatever the dealer holds (the dealer's qualifying plays no part here).
-    lines = pay_lines(pay_table)
-    playing = [s for s in seats if s.jackpot_bet_cents > 0 and not s.changed_card]
-    touched: list[PrizeShare] = []
-    hits: list[Hit] = []
-    for hand in HAND_ORDER:
-        line = lines.get(hand)
-        if line is None or line.kind != PayLine.Kind.PERCENT:
-            continue
-        holders = [s for s in playing if s.hand == hand]
-        if not holders:
-            continue
-        if table.game == Game.CASINO_HOLDEM:
-            # Jumbo 7: the progressive is divided among every seat that bet in the round, by its bet.
-            winners, weights = playing, [s.bet_pool_cents for s in playing]
-        else:
-            winners, weights = holders, [1] * len(holders)
-        share = _open_share(
-            level, hand, parsed.at, timedelta(seconds=pay_table.share_window_seconds), received_at
+    return state, total, seats
+
+
+@dataclass
+class _Prizes:
+    """A new round's prizes, awarded on the locked level (whose ``state`` they carry along)."""
+
+    posted: _Posted
+    level: Level
+    state: core.State
+    reference: str
+    seats: list[TableSeat]
+    entries: list[LedgerEntry] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)
+    shares: list[PrizeShare] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.lines = pay_lines(self.posted.pay_table)
+        self.playing = [s for s in self.seats if s.jackpot_bet_cents > 0 and not s.changed_card]
+
+    def percent_award(self) -> None:
+        """Jackpot hands pay whatever the dealer holds (the dealer's qualifying plays no part here)."""
+        table = self.posted.table
+        for hand in HAND_ORDER:
+            line = self.lines.get(hand)
+            if line is None or line.kind != PayLine.Kind.PERCENT:
+                continue
+            holders = [s for s in self.playing if s.hand == hand]
+            if not holders:
+                continue
+            if table.game == Game.CASINO_HOLDEM:
+                # Jumbo 7: the progressive is divided among every seat that bet in the round, by its bet.
+                winners, weights = self.playing, [s.bet_pool_cents for s in self.playing]
+            else:
+                winners, weights = holders, [1] * len(holders)
+            share = self._share(hand, line)
+            for seat, weight in zip(winners, weights, strict=True):
+                seat.share, seat.share_weight = share, weight
+            self.shares.append(share)
+
+    def _share(self, hand: str, line: PayLine) -> PrizeShare:
+        """The open prize of ``hand`` this round joins, or a new one it wins from the level."""
+        at, window = self.posted.parsed.at, timedelta(seconds=self.posted.pay_table.share_window_seconds)
+        share = _open_share(self.level, hand, at, window, self.posted.received_at)
+        if share is not None:
+            return share
+        mode = core.AwardMode.WHOLE if line.percent == 100 else core.AwardMode.SHARE
+        recorded = award_record_locked(
+            self.level,
+            self.state,
+            at=at,
+            kind=HitKind.TABLE,
+            mode=mode,
+            value=line.percent / 100,
+            reference=self.reference,
         )
-        if share is None:
-            mode = core.AwardMode.WHOLE if line.percent == 100 else core.AwardMode.SHARE
-            recorded = award_record_locked(
-                level,
-                state,
-                at=parsed.at,
-                kind=HitKind.TABLE,
-                mode=mode,
-                value=line.percent / 100,
-                reference=reference,
-            )
-            state = recorded.state
-            entries.extend(recorded.entries)
-            hits.extend(recorded.hits)
-            share = PrizeShare.objects.create(
-                level=level,
-                hand=hand,
-                hit=recorded.hits[0],
-                opened_at=parsed.at,
-                closes_at=parsed.at + timedelta(seconds=pay_table.share_window_seconds),
-                percent=line.percent,
-                base_mc=recorded.award.locked_mc,
-                prize_cents=recorded.award.paid_cents,
-            )
-        for seat, weight in zip(winners, weights, strict=True):
-            seat.share, seat.share_weight = share, weight
-        touched.append(share)
-    for seat in playing:
-        line = lines.get(seat.hand)
-        if line is not None and line.kind == PayLine.Kind.FIXED:
-            seat.fixed_cents = line.fixed_cents
-            if seat.fixed_cents >= table.venue.handpay_threshold_cents:
-                seat.fixed_hit = _fixed_hit_record(level, state, parsed.at, seat.fixed_cents, reference)
-        seat.award_cents = convert_cents(seat.fixed_cents, rate.rate)
-    TableSeat.objects.bulk_create(seats)
-    for hit in hits:  # the seats give the venue, and so the threshold
-        hit_pay_at_table(hit, table, key)
-    for share in touched:
-        shares_resplit(share, {round_.id: rate.rate}, answering=round_.id)
-    level_state_save(level, state)
-    LedgerEntry.objects.bulk_create(entries)
-    round_.hit_number = Hit.objects.filter(level=level).aggregate(n=Max("number"))["n"] or 0
-    round_.response = round_answer(round_, None if touched else seats)
+        self.state = recorded.state
+        self.entries.extend(recorded.entries)
+        self.hits.extend(recorded.hits)
+        return PrizeShare.objects.create(
+            level=self.level,
+            hand=hand,
+            hit=recorded.hits[0],
+            opened_at=at,
+            closes_at=at + window,
+            percent=line.percent,
+            base_mc=recorded.award.locked_mc,
+            prize_cents=recorded.award.paid_cents,
+        )
+
+    def fixed_award(self, rate: Decimal) -> None:
+        """Fixed prizes, paid by the house; at or above the threshold each is a hit of its own."""
+        threshold = self.posted.table.venue.handpay_threshold_cents
+        for seat in self.playing:
+            line = self.lines.get(seat.hand)
+            if line is not None and line.kind == PayLine.Kind.FIXED:
+                seat.fixed_cents = line.fixed_cents
+                if seat.fixed_cents >= threshold:
+                    at, cents = self.posted.parsed.at, seat.fixed_cents
+                    seat.fixed_hit = _fixed_hit_record(self.level, self.state, at, cents, self.reference)
+            seat.award_cents = convert_cents(seat.fixed_cents, rate)
+
+
+def _round_finish(recorded: _Recorded) -> dict:
+    """After the level write: the round's place among the level's hits and its stored answer."""
+    round_ = recorded.round_
+    round_.hit_number = Hit.objects.filter(level_id=round_.level_id).aggregate(n=Max("number"))["n"] or 0
+    round_.response = round_answer(round_, None if recorded.shares else recorded.seats)
     round_.save()
-    level_ids = [level.id]
-    transaction.on_commit(lambda: publish.levels_changed(level_ids))
-    for hit in hits:
-        transaction.on_commit(lambda hit_id=hit.id: publish.hit_announced(hit_id))
     return round_.response
 
 

@@ -12,17 +12,19 @@ answers). Its rounds stay recorded and voidable: a later void of one refunds its
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
 
-from jackpots import publish
-from jackpots.models import Hit, HitKind, LedgerEntry
+from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
 from jackpots.services.errors import EngineError
 from jackpots.services.hits import hit_void, hits_took_from_level
-from jackpots.services.levels import ledger_entry, level_params, level_state, level_state_save, levels_lock
+from jackpots.services.level_write import Locked, Written, levels_write
+from jackpots.services.levels import ledger_entry, levels_lock
 from jackpots.tables.models import PrizeShare, Table, TableRound, TableSeat
 from jackpots.tables.round_input import RoundError
 from jackpots.tables.rules import convert_cents
@@ -65,14 +67,32 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
     prize), its contributions (a compensating ledger row), and its bets are refunded. Voiding a voided
     round answers the same again."""
     reason = (reason or "").strip() or "Round declared void at the table."
-    pay_table = table.progressive.pay_table
-    with transaction.atomic():
-        level = levels_lock([pay_table.level_id])[pay_table.level_id]
-        round_ = TableRound.objects.select_for_update().filter(table=table, round_id=round_id).first()
+    level_id = table.progressive.pay_table.level_id
+    voiding = _Voiding(table, round_id, reason, user, level_id)
+    return levels_write([level_id], voiding.step).result
+
+
+@dataclass(frozen=True)
+class _Voiding:
+    """A round's void; ``step`` is its level write."""
+
+    table: Table
+    round_id: str
+    reason: str
+    user: object
+    level_id: int
+
+    def step(self, locked: Locked) -> Written[dict]:
+        level = locked.levels[self.level_id]
+        round_ = (
+            TableRound.objects.select_for_update().filter(table=self.table, round_id=self.round_id).first()
+        )
         if round_ is None:
-            raise RoundError("round_not_found", f"Table {table.code} has no round {round_id}.", status=404)
+            raise RoundError(
+                "round_not_found", f"Table {self.table.code} has no round {self.round_id}.", status=404
+            )
         if round_.state == TableRound.State.VOIDED:
-            return _void_answer(round_)
+            return Written(result=_void_answer(round_))
         later = Hit.objects.filter(level=level, number__gt=round_.hit_number).exclude(state=Hit.State.VOIDED)
         if hits_took_from_level(later):  # a later fixed prize never counted this round's bets
             raise RoundError(
@@ -85,55 +105,71 @@ def round_void(table: Table, round_id: str, *, reason: str, user=None) -> dict:
             PrizeShare.objects.filter(seats__round=round_, voided=False).distinct().order_by("-hit__number")
         )
         round_.state = TableRound.State.VOIDED
-        round_.voided_at, round_.voided_by, round_.void_reason = now, user, reason
+        round_.voided_at, round_.voided_by, round_.void_reason = now, self.user, self.reason
         round_.save(update_fields=["state", "voided_at", "voided_by", "void_reason"])
-        fixed = round_.seat_rows.filter(fixed_hit__isnull=False).exclude(fixed_hit__state=Hit.State.VOIDED)
-        for seat in fixed.select_related("fixed_hit", "round"):
-            try:
-                fixed_prize_void_locked(seat, user, f"{round_reference(table, round_id)}: {reason}")
-            except EngineError as error:
-                raise RoundError(error.code, error.message, status=409) from None
-        kept = False
-        for share in shares:
-            if share.seats.filter(round__state=TableRound.State.RECORDED).exists():
-                shares_resplit(share, {})
-                kept = True
-                continue
-            try:
-                prize_void_locked(share, user, f"{round_reference(table, round_id)}: {reason}")
-            except EngineError as error:
-                raise RoundError(error.code, error.message, status=409) from None
-        level.refresh_from_db()
-        params, state = level_params(level), level_state(level)
+        kept = self._prizes_void(round_, shares)
+        level.refresh_from_db()  # the prizes' voids wrote the level
+        state = locked.state(level.id)
+        entries = []
         if round_.wagered_pool_cents:
-            if state.cycle != round_.cycle or state.carry_wagered_cents < round_.wagered_pool_cents:
-                if kept:  # this round's prize reset the level and other rounds still share it
-                    raise RoundError(
-                        "shared_award",
-                        "Rounds at other tables share the prize this round won: void them first.",
-                        status=409,
-                    )
-                # The carry base restarted since (a stopped level's parameters changed).
+            params = locked.params(level.id)
+            state, entry = self._bets_reverse(level, round_, params=params, state=state, kept=kept, at=now)
+            entries.append(entry)
+        return Written({level.id: state}, entries, result=_void_answer(round_))
+
+    @property
+    def reference(self) -> str:
+        return round_reference(self.table, self.round_id)
+
+    def _prizes_void(self, round_: TableRound, shares: list[PrizeShare]) -> bool:
+        """Voids the round's fixed prizes waiting for the floor and the prizes it held alone, divides again
+        the prizes it shares; returns whether it shares one."""
+        fixed = round_.seat_rows.filter(fixed_hit__isnull=False).exclude(fixed_hit__state=Hit.State.VOIDED)
+        reason = f"{self.reference}: {self.reason}"
+        kept = False
+        try:
+            for seat in fixed.select_related("fixed_hit", "round"):
+                fixed_prize_void_locked(seat, self.user, reason)
+            for share in shares:
+                if share.seats.filter(round__state=TableRound.State.RECORDED).exists():
+                    shares_resplit(share, {})
+                    kept = True
+                    continue
+                prize_void_locked(share, self.user, reason)
+        except EngineError as error:
+            raise RoundError(error.code, error.message, status=409) from None
+        return kept
+
+    def _bets_reverse(
+        self,
+        level: Level,
+        round_: TableRound,
+        *,
+        params: core.Params,
+        state: core.State,
+        kept: bool,
+        at: datetime,
+    ) -> tuple[core.State, LedgerEntry]:
+        """The round's bets out of the level: its new state and the (negative) contribution row."""
+        if state.cycle != round_.cycle or state.carry_wagered_cents < round_.wagered_pool_cents:
+            if kept:  # this round's prize reset the level and other rounds still share it
                 raise RoundError(
-                    "carry_restarted",
-                    "The level's parameters changed since this round: its bets can no longer be taken back.",
+                    "shared_award",
+                    "Rounds at other tables share the prize this round won: void them first.",
                     status=409,
                 )
-            state, movement = _contributions_reverse(params, state, round_)
-            level_state_save(level, state)
-            # A negative contribution: the audit replays it with the carry rule like any other.
-            ledger_entry(
-                level,
-                LedgerEntry.Kind.CONTRIBUTION,
-                movement,
-                state,
-                at=now,
-                params=params,
-                reference=round_reference(table, round_id),
-            ).save()
-        level_ids = [level.id]
-        transaction.on_commit(lambda: publish.levels_changed(level_ids))
-        return _void_answer(round_)
+            # The carry base restarted since (a stopped level's parameters changed).
+            raise RoundError(
+                "carry_restarted",
+                "The level's parameters changed since this round: its bets can no longer be taken back.",
+                status=409,
+            )
+        state, movement = _contributions_reverse(params, state, round_)
+        # A negative contribution: the audit replays it with the carry rule like any other.
+        kind = LedgerEntry.Kind.CONTRIBUTION
+        return state, ledger_entry(
+            level, kind, movement, state, at=at, params=params, reference=self.reference
+        )
 
 
 def prize_void_locked(share: PrizeShare, user, reason: str) -> Hit:
