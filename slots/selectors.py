@@ -8,7 +8,7 @@ from django.db import connection
 
 from floor.models import Room
 from jackpots.models import ProgressiveMachine
-from slots.models import MachineAlert, SlotMachine
+from slots.models import SlotMachine
 from slots.services.parsing import MachineInfo
 
 # Written out rather than built by the ORM on every request: this runs once per events request, where
@@ -43,7 +43,3 @@ def levels_played(pairs: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
         progressive__levels__id__in={level_id for _, level_id in pairs},
     ).values_list("machine_id", "progressive__levels__id")
     return pairs & set(rows)
-
-
-def machine_alerts_open(machine: SlotMachine) -> list[MachineAlert]:
-    return list(MachineAlert.objects.filter(machine=machine, acknowledged_at__isnull=True))
