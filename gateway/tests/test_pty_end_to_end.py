@@ -8,7 +8,7 @@ from typing import Any
 
 from gateway.app import Gateway, parse_config
 from gateway.egm.machine import COIN_OUT, Egm, EgmConfig
-from gateway.tests.conftest import wait_for
+from gateway.tests.helpers import wait_for
 
 
 class RecordingChannel:

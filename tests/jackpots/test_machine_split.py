@@ -19,8 +19,8 @@ from jackpots.services import contributions_apply, core, hit_void, level_paramet
 from jackpots.services.levels import level_create
 from jackpots.services.machine_split import largest_remainder
 from slots.models import MachineEvent
-from tests.jackpots.conftest import progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
+from tests.jackpots.helpers import progressive_with_machines
 
 SPLIT_FIELDS = ("wagered_cents", "current_mc", "reserve_mc", "overflow_mc", "contributed_mc")
 ENTRY_FIELDS = (

@@ -12,7 +12,7 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 from slots.models import MachineAlert, MachineEvent, SlotMachine
 from slots.services.engine_notify import EngineNotifier, engine_notifier
 from tests.factories import SlotMachineFactory
-from tests.slots.conftest import at, game, meters_event
+from tests.slots.helpers import at, game, meters_event
 
 pytestmark = pytest.mark.django_db
 

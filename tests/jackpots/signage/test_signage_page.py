@@ -7,7 +7,7 @@ import json
 import pytest
 
 from floor.credentials import screen_token_revoke
-from tests.jackpots.signage.conftest import SignSetup
+from tests.jackpots.signage.helpers import SignSetup
 
 
 @pytest.mark.django_db
