@@ -2,9 +2,11 @@
 
 Creates its own PostgreSQL database, migrates it, creates machines and machine keys, starts uvicorn with
 several worker processes, posts batches of game events from concurrent clients for a fixed time and
-prints: events/s accepted, request latency p50/p99, the server's peak memory (RSS of its process tree),
-the raw one-client multi-row INSERT rate of the same rows into a copy of the events table measured in the
-same run, and the ratio between the two. Drops its database at the end.
+prints: events/s accepted, request latency p50/p99, the server's peak memory (RSS of its process tree), the
+CPU the API's server and PostgreSQL spent per event, and the anchor: the fastest way PostgreSQL takes the
+same rows into a table with the events table's indexes (COPY from several connections at once, by
+request-sized batches and in one COPY per connection), measured in the same run after the load, with the
+API's share of it. Drops its database at the end.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/x REDIS_URL=redis://127.0.0.1:6379/3 \
         .venv/bin/python bench/ingest.py --workers 2 --clients 4 --connections 24 --seconds 20
@@ -27,6 +29,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
@@ -60,8 +63,9 @@ def _database_url(server_url: str, name: str) -> str:
     return urlunparse(parsed._replace(path=f"/{name}"))
 
 
-def _setup(database_url: str, machines: int) -> list[tuple[str, str, int]]:
-    """Migrates the benchmark database and creates ``machines`` machines with a key each."""
+def _setup(database_url: str, machines: int) -> list[tuple[str, str, int, int]]:
+    """Migrates the benchmark database and creates ``machines`` machines with a key each: [(asset
+    number, key, machine id, bank id)]."""
     env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "1"}
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     os.environ["DATABASE_URL"] = database_url
@@ -90,7 +94,12 @@ def _setup(database_url: str, machines: int) -> list[tuple[str, str, int]]:
             bank=bank,
         )
         result.append(
-            (machine.asset_number, credential_issue(MachineKey, kind="mach", machine=machine)[1], machine.pk)
+            (
+                machine.asset_number,
+                credential_issue(MachineKey, kind="mach", machine=machine)[1],
+                machine.pk,
+                bank.pk,
+            )
         )
     from django.db import connections
 
@@ -131,9 +140,15 @@ class Load:
         self.latencies: list[float] = []
         self.measuring = False
         self.server: psutil.Process | None = None
-        # (CPU seconds by server process, the load client's CPU seconds) when measuring starts and ends.
-        self.cpu_before: tuple[dict[int, float], float] = ({}, 0.0)
-        self.cpu_after: tuple[dict[int, float], float] = ({}, 0.0)
+        # The PostgreSQL server processes serving the benchmark's database, found when asked.
+        self.backends: Callable[[], list[int]] = list
+        # (CPU seconds by server process, the load client's CPU seconds, PostgreSQL's CPU seconds) when
+        # measuring starts and ends.
+        self.cpu_before: tuple[dict[int, float], float, float] = ({}, 0.0, 0.0)
+        self.cpu_after: tuple[dict[int, float], float, float] = ({}, 0.0, 0.0)
+
+    def cpu_snapshot(self, backends: list[int]) -> tuple[dict[int, float], float, float]:
+        return _process_cpu(self.server), time.process_time(), _backend_cpu(backends)
 
 
 class _Connection:
@@ -174,9 +189,9 @@ async def _client(
     path: str, machines, connections: asyncio.Queue, *, batch_size, at, load: Load, stop_at: float
 ) -> None:
     """One request in flight at a time, each on the connection idle longest."""
-    seqs = dict.fromkeys((asset for asset, _, _ in machines), 1)
+    seqs = dict.fromkeys((machine[0] for machine in machines), 1)
     while time.monotonic() < stop_at:
-        asset, key, _ = random.choice(machines)
+        asset, key = random.choice(machines)[:2]
         body = _body(asset, seqs[asset], batch_size, at)
         seqs[asset] += batch_size
         connection = await connections.get()
@@ -219,11 +234,13 @@ async def _drive(url, machines, load: Load, *, clients, connections, batch_size,
         for group in (machines[index::clients] for index in range(clients))
     ]
     await asyncio.sleep(warmup)
+    # The pools' connections are open after the warm-up and last; one that opens later counts from 0.
+    backends = load.backends()
     load.measuring = True
-    load.cpu_before = (_process_cpu(load.server), time.process_time())
+    load.cpu_before = load.cpu_snapshot(backends)
     started = time.monotonic()
     await asyncio.gather(*tasks)
-    load.cpu_after = (_process_cpu(load.server), time.process_time())
+    load.cpu_after = load.cpu_snapshot(load.backends())
     for connection in opened:
         connection.close()
     return time.monotonic() - started
@@ -239,48 +256,123 @@ def _watch_memory(root: psutil.Process, peak: list[int], stop: threading.Event) 
         stop.wait(0.2)
 
 
-def _raw_insert_rate(database_url: str, machine_ids: list[int], batch_size: int, batches_count: int) -> float:
-    """Rows/s of one client inserting the same rows with one multi-row INSERT per batch (autocommit)."""
+# The columns a request writes into the events table (received_at is the database's now() there).
+_COPY_COLUMNS = (
+    "machine_id, seq, type, at, received_at, digest, payload, wager_cents, win_cents, bank_id, "
+    "denomination_cents, is_max_bet, pending"
+)
+_FOREIGN_KEYS_SQL = (
+    "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
+    "WHERE conrelid = 'slots_machineevent'::regclass AND contype = 'f'"
+)
+
+
+def _copy_table_create(database_url: str) -> None:
+    """``bench_copy``: the events table's columns, indexes, checks and foreign keys (LIKE copies all but
+    the foreign keys, added here from the catalogue). Not its trigger, which queues each game for the
+    engine in a second table: that is the application's work, and a bound must not be lower than it."""
     with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute("CREATE TABLE bench_raw (LIKE slots_machineevent INCLUDING ALL)")
-        columns = (
-            "machine_id, seq, type, at, received_at, digest, payload, wager_cents, win_cents, bank_id, "
-            "denomination_cents, is_max_bet, level_id, amount_cents, pending"
-        )
-        row = "(%s, %s, 1, %s, now(), %s, %s, %s, %s, 1, 50, %s, NULL, NULL, true)"
-        sql = (
-            f"INSERT INTO bench_raw ({columns}) VALUES {', '.join([row] * batch_size)} "
-            "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING id"
-        )
-        base = datetime.now(UTC) - timedelta(days=1)
-        # The rows are built before the clock starts: this measures the database, not Python.
-        batches = []
-        seq = 0
-        for _ in range(batches_count):
-            machine_id = random.choice(machine_ids)
-            params: list = []
-            for _ in range(batch_size):
-                seq += 1
-                wager = random.choice((50, 100, 250, 450))
-                params += [
-                    machine_id,
-                    seq,
-                    base + timedelta(milliseconds=seq),
-                    "0" * 40,
-                    orjson.dumps({"wager": wager, "win": 0}).decode(),
-                    wager,
-                    0,
-                    wager == 450,
-                ]
-            batches.append(params)
-        rows = 0
-        started = time.monotonic()
-        for params in batches:
-            rows += len(conn.execute(sql, params).fetchall())
-        return rows / (time.monotonic() - started)
+        conn.execute("DROP TABLE IF EXISTS bench_copy")
+        conn.execute("CREATE TABLE bench_copy (LIKE slots_machineevent INCLUDING ALL)")
+        for (definition,) in conn.execute(_FOREIGN_KEYS_SQL).fetchall():
+            conn.execute(f"ALTER TABLE bench_copy ADD {definition}")
 
 
-def main() -> None:
+def _copy_batches(machines: list[tuple[int, int]], rows: int, batch_size: int) -> list[bytes]:
+    """``rows`` game rows as the API would store them, in COPY's text format, one element per batch of
+    one machine's ``batch_size`` consecutive games (machines [(id, bank id)], their seqs from 1). Built
+    before the clock starts: the anchor measures the database, not Python."""
+    base = datetime.now(UTC) - timedelta(days=1)
+    received = datetime.now(UTC).isoformat()
+    seqs = dict.fromkeys((machine_id for machine_id, _ in machines), 0)
+    batches = []
+    for index in range(rows // batch_size):
+        machine_id, bank_id = machines[index % len(machines)]
+        lines = []
+        for _ in range(batch_size):
+            seqs[machine_id] += 1
+            seq = seqs[machine_id]
+            wager, win = random.choice((50, 100, 250, 450)), random.choice((0, 0, 0, 100, 900))
+            at = (base + timedelta(milliseconds=seq)).isoformat()
+            payload = f'{{"win": {win}, "wager": {wager}}}'
+            lines.append(
+                f"{machine_id}\t{seq}\t1\t{at}\t{received}\t{random.randbytes(20).hex()}\t{payload}\t"
+                f"{wager}\t{win}\t{bank_id}\t50\t{'t' if wager == 450 else 'f'}\tt\n"
+            )
+        batches.append("".join(lines).encode())
+    return batches
+
+
+def _backend_cpu(pids: list[int]) -> float:
+    """CPU seconds so far of these PostgreSQL server processes (the server runs on this machine)."""
+    total = 0.0
+    for pid in pids:
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def _copy_client(database_url: str, chunks: list[bytes], start: threading.Barrier, pids: list[int]) -> None:
+    """One connection COPYing its chunks, each in its own transaction, once every client is ready."""
+    with psycopg.connect(database_url) as conn:
+        pids.append(conn.info.backend_pid)
+        try:
+            start.wait()
+            for chunk in chunks:
+                with conn.cursor().copy(f"COPY bench_copy ({_COPY_COLUMNS}) FROM STDIN") as copy:
+                    copy.write(chunk)
+                conn.commit()
+        except BaseException:
+            start.abort()  # the main thread's wait fails instead of waiting for ever
+            raise
+        start.wait()
+
+
+def _copy_rate(database_url: str, batches: list[bytes], clients: int, per_copy: int) -> tuple[float, float]:
+    """Rows/s of ``clients`` connections COPYing ``batches`` at once, ``per_copy`` batches per COPY and
+    commit, into an empty ``bench_copy``; and PostgreSQL's CPU seconds per row meanwhile."""
+    _copy_table_create(database_url)
+    shares = [batches[index::clients] for index in range(clients)]
+    chunks = [[b"".join(share[i : i + per_copy]) for i in range(0, len(share), per_copy)] for share in shares]
+    rows = sum(chunk.count(b"\n") for share in chunks for chunk in share)
+    start, pids = threading.Barrier(clients + 1), []
+    threads = [
+        threading.Thread(target=_copy_client, args=(database_url, share, start, pids)) for share in chunks
+    ]
+    for thread in threads:
+        thread.start()
+    start.wait()
+    cpu_before, started = _backend_cpu(pids), time.monotonic()
+    start.wait()
+    elapsed, cpu_after = time.monotonic() - started, _backend_cpu(pids)
+    for thread in threads:
+        thread.join()
+    return rows / elapsed, (cpu_after - cpu_before) / rows
+
+
+def _anchor(database_url: str, machines: list[tuple[int, int]], args) -> list[tuple[str, float, float]]:
+    """The anchor: the fastest way PostgreSQL takes the same rows into a table with the events table's
+    indexes, over a few ways of COPYing them: [(how, rows/s, PostgreSQL CPU seconds per row)]."""
+    batches = _copy_batches(machines, args.copy_rows, args.batch)
+    results = []
+    for clients in args.copy_clients:
+        for per_copy, how in ((1, f"one COPY per {args.batch}-row batch"), (len(batches), "one COPY each")):
+            rate, cpu = _copy_rate(database_url, batches, clients, per_copy)
+            results.append((f"COPY, {clients} clients, {how}", rate, cpu))
+    return results
+
+
+def _backend_pids(admin_url: str, database: str) -> list[int]:
+    """The PostgreSQL server processes connected to the benchmark's database (the API's pools)."""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [database]).fetchall()
+    return [pid for (pid,) in rows]
+
+
+def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -292,8 +384,105 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=100, help="game events per request")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--seconds", type=float, default=20.0, help="measured duration")
-    parser.add_argument("--raw-batches", type=int, default=1000, help="batches inserted by the raw run")
-    args = parser.parse_args()
+    parser.add_argument("--copy-rows", type=int, default=300_000, help="rows each anchor run COPYs")
+    parser.add_argument(
+        "--copy-clients",
+        type=lambda text: [int(part) for part in text.split(",")],
+        default=[2, 4],
+        help="connections COPYing at once, one anchor run per number (comma-separated)",
+    )
+    return parser.parse_args()
+
+
+def _server_start(database_url: str, args) -> tuple[subprocess.Popen, str]:
+    """uvicorn on a free port, once it answers; returns the process and the events URL."""
+    port = _free_port()
+    env = {**os.environ, **SERVER_ENV, "DATABASE_URL": database_url, "DATABASE_POOL_SIZE": str(args.pool)}
+    command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--workers", str(args.workers), "--no-access-log"]
+    command += ["--log-level", "warning", "--loop", "uvloop", "--http", "httptools"]
+    server = subprocess.Popen(command, cwd=ROOT, env=env)
+    url = f"http://127.0.0.1:{port}/api/v1/events"
+    for _ in range(600):
+        try:
+            # Any answer will do (401 here): /healthz would wait for a Celery worker that is not run.
+            httpx.post(url, timeout=2)
+            return server, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    server.terminate()
+    raise SystemExit("the server did not start")
+
+
+def _load_run(server: subprocess.Popen, url: str, machines, args, backends) -> tuple[Load, float, int]:
+    """The measured load; returns it, its duration and the server's peak RSS in bytes."""
+    load = Load()
+    load.server = psutil.Process(server.pid)
+    load.backends = backends
+    peak = [0]
+    stop = threading.Event()
+    watcher = threading.Thread(target=_watch_memory, args=(load.server, peak, stop))
+    watcher.start()
+    try:
+        elapsed = asyncio.run(
+            _drive(
+                url,
+                machines,
+                load,
+                clients=args.clients,
+                connections=args.connections,
+                batch_size=args.batch,
+                warmup=args.warmup,
+                seconds=args.seconds,
+            )
+        )
+    finally:
+        stop.set()
+        watcher.join()
+    return load, elapsed, peak[0]
+
+
+def _load_report(load: Load, elapsed: float, peak: int, args) -> float:
+    """Prints the API's figures; returns its events/s."""
+    rate = load.accepted / elapsed
+    latencies = sorted(load.latencies)
+    p50 = statistics.median(latencies) * 1000
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
+    print(
+        f"uvicorn workers={args.workers} clients={args.clients} connections={args.connections} "
+        f"machines={args.machines} batch={args.batch}"
+    )
+    print(f"requests: {load.requests} in {elapsed:.1f} s, non-200: {load.errors}")
+    print(f"accepted: {rate:,.0f} events/s")
+    print(f"latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+    print(f"server peak memory: {peak / 2**20:.0f} MiB (RSS, uvicorn and its workers)")
+    (before, client_before, pg_before), (after, client_after, pg_after) = load.cpu_before, load.cpu_after
+    server_seconds = sum(after.values()) - sum(before.values())
+    client_cpu = (client_after - client_before) / elapsed
+    print(
+        f"CPU: server {server_seconds / elapsed:.2f} cores, load client {client_cpu:.2f} cores (of 2, shared)"
+    )
+    workers = [pid for pid in after if pid != load.server.pid]
+    shares = sorted((after[pid] - before.get(pid, 0.0)) / elapsed for pid in workers)
+    print("CPU per server process: " + ", ".join(f"{share:.2f}" for share in reversed(shares)))
+    events = max(load.accepted, 1)
+    print(
+        f"CPU per event: API server {server_seconds / events * 1e6:.0f} µs, "
+        f"PostgreSQL {(pg_after - pg_before) / events * 1e6:.0f} µs (its processes serving the API)"
+    )
+    return rate
+
+
+def _anchor_report(rate: float, anchor: list[tuple[str, float, float]]) -> None:
+    print("anchor, the same rows into a copy of the events table (same indexes and constraints):")
+    for how, copy_rate, cpu in anchor:
+        print(f"  {how}: {copy_rate:,.0f} rows/s, PostgreSQL {cpu * 1e6:.0f} µs CPU per row")
+    how, best, _ = max(anchor, key=lambda result: result[1])
+    print(f"API's share of the anchor ({how}, {best:,.0f} rows/s): {rate / best:.0%}")
+
+
+def main() -> None:
+    args = _arguments()
     # Stopped from outside (timeout, kill): still stop the server and drop the database in `finally`.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -307,90 +496,17 @@ def main() -> None:
     server = None
     try:
         machines = _setup(database_url, args.machines)
-        port = _free_port()
-        env = {**os.environ, **SERVER_ENV, "DATABASE_URL": database_url, "DATABASE_POOL_SIZE": str(args.pool)}
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "config.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--workers",
-                str(args.workers),
-                "--no-access-log",
-                "--log-level",
-                "warning",
-                "--loop",
-                "uvloop",
-                "--http",
-                "httptools",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-        base_url = f"http://127.0.0.1:{port}"
-        for _ in range(600):
-            try:
-                # Any answer will do (401 here): /healthz would wait for a Celery worker that is not run.
-                httpx.post(f"{base_url}/api/v1/events", timeout=2)
-                break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        else:
-            raise SystemExit("the server did not start")
-        load = Load()
-        load.server = psutil.Process(server.pid)
-        peak = [0]
-        stop = threading.Event()
-        watcher = threading.Thread(target=_watch_memory, args=(psutil.Process(server.pid), peak, stop))
-        watcher.start()
+        server, url = _server_start(database_url, args)
         load_before = os.getloadavg()
-        elapsed = asyncio.run(
-            _drive(
-                f"{base_url}/api/v1/events",
-                machines,
-                load,
-                clients=args.clients,
-                connections=args.connections,
-                batch_size=args.batch,
-                warmup=args.warmup,
-                seconds=args.seconds,
-            )
+        load, elapsed, peak = _load_run(
+            server, url, machines, args, lambda: _backend_pids(admin_url, bench_db)
         )
-        stop.set()
-        watcher.join()
         load_after = os.getloadavg()
         server.terminate()
         server.wait(30)
         server = None
-        raw_rate = _raw_insert_rate(database_url, [pk for _, _, pk in machines], args.batch, args.raw_batches)
-
-        rate = load.accepted / elapsed
-        latencies = sorted(load.latencies)
-        p50 = statistics.median(latencies) * 1000
-        p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
-        print(
-            f"uvicorn workers={args.workers} clients={args.clients} connections={args.connections} "
-            f"machines={args.machines} batch={args.batch}"
-        )
-        print(f"requests: {load.requests} in {elapsed:.1f} s, non-200: {load.errors}")
-        print(f"accepted: {rate:,.0f} events/s")
-        print(f"latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
-        print(f"server peak memory: {peak[0] / 2**20:.0f} MiB (RSS, uvicorn and its workers)")
-        (before, client_before), (after, client_after) = load.cpu_before, load.cpu_after
-        server_cpu = (sum(after.values()) - sum(before.values())) / elapsed
-        client_cpu = (client_after - client_before) / elapsed
-        print(f"CPU: server {server_cpu:.2f} cores, load client {client_cpu:.2f} cores (of 2, shared)")
-        workers = [pid for pid in after if pid != load.server.pid]
-        shares = sorted((after[pid] - before.get(pid, 0.0)) / elapsed for pid in workers)
-        print("CPU per server process: " + ", ".join(f"{share:.2f}" for share in reversed(shares)))
-        print(f"raw multi-row INSERT, one client: {raw_rate:,.0f} rows/s")
-        print(f"ratio API / raw: {rate / raw_rate:.0%}")
+        rate = _load_report(load, elapsed, peak, args)
+        _anchor_report(rate, _anchor(database_url, [(pk, bank) for _, _, pk, bank in machines], args))
         print(f"load average (1 min) before/after: {load_before[0]:.2f} / {load_after[0]:.2f}")
     finally:
         if server is not None:

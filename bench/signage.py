@@ -262,16 +262,42 @@ async def _clients_main(targets: list[tuple[str, str]], origin: str, level_id: i
     conn.send([(c.frames, c.last_n, c.gaps, c.seq, c.updates) for c in clients])
 
 
-async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: random.Random) -> dict:
+@dataclass
+class ClientProcesses:
+    """The processes of websocket clients of a round, each behind a pipe (see ``_clients_main``)."""
+
+    pipes: list = field(default_factory=list)
+    processes: list = field(default_factory=list)
+
+    def frames_now(self) -> int:
+        """Frames received so far by all the clients (blocks: run it in an executor)."""
+        for pipe in self.pipes:
+            pipe.send("count")
+        return sum(pipe.recv() for pipe in self.pipes)
+
+    def collect(self) -> list[Client]:
+        """Stops the clients and returns what each one counted (blocks: run it in an executor)."""
+        clients = []
+        for pipe in self.pipes:
+            pipe.send("stop")
+            for frames, last_n, gaps, seq, updates in pipe.recv():
+                clients.append(Client("", frames, last_n, gaps, seq, updates))
+        for process in self.processes:
+            process.join(timeout=30)
+        return clients
+
+
+async def clients_start(n: int, stack: Stack, floor: dict) -> tuple[ClientProcesses, int, float]:
+    """``n`` clients on the room screens in turn, CLIENTS_PER_PROCESS per process; returns them once each
+    has its snapshot (or gave up), with how many connected and how long the slowest process took."""
     screens = sorted(floor["tokens"])
     ws_base = stack.url.replace("http://", "ws://")
     targets = [
         (screen, f"{ws_base}/ws/signage/{screen}/?token={floor['tokens'][screen]}")
         for screen in (screens[i % len(screens)] for i in range(n))
     ]
-    server = psutil.Process(stack.server.pid)
     context = multiprocessing.get_context("spawn")
-    pipes, processes = [], []
+    group = ClientProcesses()
     for start in range(0, n, CLIENTS_PER_PROCESS):
         parent, child = context.Pipe()
         process = context.Process(
@@ -279,30 +305,19 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
             args=(targets[start : start + CLIENTS_PER_PROCESS], stack.url, floor["super_spin"], child),
         )
         process.start()
-        pipes.append(parent)
-        processes.append(process)
+        group.pipes.append(parent)
+        group.processes.append(process)
     loop = asyncio.get_running_loop()
-    ready = [await loop.run_in_executor(None, pipe.recv) for pipe in pipes]
-    connected = sum(r[0] for r in ready)
-    connect_seconds = max(r[1] for r in ready)
+    ready = [await loop.run_in_executor(None, pipe.recv) for pipe in group.pipes]
     failures = [f for r in ready for f in r[2]]
     if failures:
         print(f"  {len(failures)} clients failed, e.g. {failures[0]}")
-    await asyncio.sleep(2)
+    return group, sum(r[0] for r in ready), max(r[1] for r in ready)
 
-    def frames_now() -> int:
-        for pipe in pipes:
-            pipe.send("count")
-        return sum(pipe.recv() for pipe in pipes)
 
-    rss_idle = server.memory_info().rss
-    cpu_before = server.cpu_times()
-    frames_before = await loop.run_in_executor(None, frames_now)
-    published: list[tuple[float, int]] = []
-    observer = asyncio.create_task(
-        publish_observe(stack.redis_url, floor["super_spin"], floor["super_spin_group"], published)
-    )
-    await asyncio.sleep(0.2)
+async def posts_run(stack: Stack, floor: dict, seconds: float, rng: random.Random) -> list[Probe]:
+    """A gateway's post every POST_INTERVAL for ``seconds``: each post is a probe."""
+    loop = asyncio.get_running_loop()
     poster = Poster(stack.url, floor["keys"], floor["machines"], rng)
     poster.seq = floor.setdefault("seqs", {})
     probes: list[Probe] = []
@@ -313,20 +328,32 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
         probes.append(Probe(sent, answered))
         next_post += POST_INTERVAL
         await asyncio.sleep(max(0.0, next_post - time.monotonic()))
+    return probes
+
+
+async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: random.Random) -> dict:
+    server = psutil.Process(stack.server.pid)
+    group, connected, connect_seconds = await clients_start(n, stack, floor)
+    await asyncio.sleep(2)
+    loop = asyncio.get_running_loop()
+    rss_idle = server.memory_info().rss
+    cpu_before = server.cpu_times()
+    frames_before = await loop.run_in_executor(None, group.frames_now)
+    published: list[tuple[float, int]] = []
+    observer = asyncio.create_task(
+        publish_observe(stack.redis_url, floor["super_spin"], floor["super_spin_group"], published)
+    )
+    await asyncio.sleep(0.2)
+    started = time.monotonic()
+    probes = await posts_run(stack, floor, seconds, rng)
     await asyncio.sleep(3)  # let the last batches reach everyone
     window = time.monotonic() - started
     cpu_after = server.cpu_times()
     rss_end = server.memory_info().rss
-    frames_window = await loop.run_in_executor(None, frames_now) - frames_before
+    frames_window = await loop.run_in_executor(None, group.frames_now) - frames_before
     final_seq = await loop.run_in_executor(None, super_spin_seq, floor["super_spin"])
     observer.cancel()
-    clients = []
-    for pipe in pipes:
-        pipe.send("stop")
-        for frames, last_n, gaps, seq, updates in await loop.run_in_executor(None, pipe.recv):
-            clients.append(Client("", frames, last_n, gaps, seq, updates))
-    for process in processes:
-        process.join(timeout=30)
+    clients = await loop.run_in_executor(None, group.collect)
     values, misses = latencies(clients, probes)
     engine = [
         (next((at for at, _seq in published if at >= probe.sent), float("nan")) - probe.answered) * 1000
@@ -350,7 +377,7 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
         "server_cpu_share": cpu / window,
         "rss_idle": rss_idle,
         "rss_end": rss_end,
-        "client_processes": len(processes),
+        "client_processes": len(group.processes),
     }
 
 

@@ -168,7 +168,7 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 180, minimum=2)
 if CELERY_TASK_TIME_LIMIT <= CELERY_TASK_SOFT_TIME_LIMIT:
     raise ImproperlyConfigured("CELERY_TASK_TIME_LIMIT must be more than CELERY_TASK_SOFT_TIME_LIMIT.")
 CELERY_TIMEZONE = "Europe/Rome"
-CELERY_BEAT_SCHEDULE: dict = {}  # filled by config.celery from each app's schedule
+# Beat's schedule is set in config/celery.py (app.conf.beat_schedule), next to the tasks it names.
 
 if USING_REDIS:
     # Redis pub/sub: one PUBLISH per group message, received once per server process and fanned out in
@@ -285,7 +285,6 @@ SPECTACULAR_SETTINGS = {
 # --- The floor and the engine -----------------------------------------------------------------------
 # Largest request body the events API accepts (API.md: 1 MiB, over it 413).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024, minimum=1024)
-EVENTS_MAX_BATCH = 1000
 # A machine silent this long is offline and out of the progressives (G2S noProgInfo default, 30 s).
 MACHINE_OFFLINE_AFTER_SECONDS = env_int("MACHINE_OFFLINE_AFTER_SECONDS", 30, minimum=1)
 # The window of an event's or a table round's `at` (common.times): how far into the future it may be

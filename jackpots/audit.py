@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db import connection
@@ -135,6 +135,113 @@ def _table_prizes_audit(level: Level, bad: Callable[[str], None]) -> None:
             bad(f"shared prize {share.id}: its parts add up to {share.parts} cents, not {share.prize_cents}")
 
 
+@dataclass
+class _LedgerReplay:
+    """A level's ledger replayed row by row in the engine's order: each row's checks, and the totals and
+    carry the level should hold after them. ``bad`` records a discrepancy."""
+
+    bad: Callable[[str], None]
+    recount: dict[int, list[tuple[int, int, int]]]  # contribution row: [(machine, events, wagered)]
+    splits: dict[int, list[Part]]  # ledger row: its stored machine rows
+    hits: dict[int, Hit]
+    current: int = 0
+    reserve: int = 0
+    overflow: int = 0
+    wagered: int = 0
+    awarded: int = 0
+    carry_w: int = 0
+    carry_a: int = 0
+    carry_r: int = 0
+    # Machines' eligible wagers per contribution row in ledger order, for the voids' split.
+    machine_wagers: list[tuple[int, dict[int, int]]] = field(default_factory=list)
+
+    def entry_apply(self, entry: LedgerEntry) -> None:
+        moved = entry.current_delta_mc + entry.reserve_delta_mc + entry.overflow_delta_mc
+        if moved != entry.contributed_mc + entry.seeded_mc - entry.awarded_mc:
+            self.bad(f"ledger row {entry.id} does not conserve money")
+        if entry.kind == LedgerEntry.Kind.CONTRIBUTION:
+            if entry.batch_id is not None:
+                self._batch_check(entry)
+            self._carry_check(entry)
+        if entry.carry_restart and entry.kind != LedgerEntry.Kind.VOID:
+            self.carry_w = self.carry_a = self.carry_r = 0
+        if entry.kind == LedgerEntry.Kind.VOID and entry.hit_id in self.hits:
+            self._void_apply(entry)
+        self.current += entry.current_delta_mc
+        self.reserve += entry.reserve_delta_mc
+        self.overflow += entry.overflow_delta_mc
+        self.wagered += entry.wagered_cents
+        self.awarded += entry.awarded_mc
+        if entry.kind in (LedgerEntry.Kind.HIT, LedgerEntry.Kind.AWARD) and entry.hit_id in self.hits:
+            self._award_check(entry)
+
+    def _batch_check(self, entry: LedgerEntry) -> None:
+        """A batch's row against the recount of the raw events it marked, and its machine rows."""
+        excluded = set(entry.excluded_machine_ids)
+        rows = [r for r in self.recount.get(entry.id, []) if r[0] not in excluded]
+        count, total = sum(r[1] for r in rows), sum(r[2] for r in rows)
+        if (count, total) != (entry.event_count, entry.wagered_cents):
+            self.bad(
+                f"ledger row {entry.id} sums {entry.event_count} events / "
+                f"{entry.wagered_cents} cents, the raw events give {count} / {total}"
+            )
+        wagers = {machine_id: cents for machine_id, _, cents in rows}
+        _split_audit(entry, self.splits.get(entry.id, []), contribution_parts(entry, wagers), self.bad)
+        self.machine_wagers.append((entry.id, wagers))
+
+    def _carry_check(self, entry: LedgerEntry) -> None:
+        """The amounts a contribution row adds: floor(wagered x rate) since the carry base, less what
+        earlier rows of the same base added."""
+        self.carry_w += entry.wagered_cents
+        added = core.share_mc(self.carry_w, Decimal(entry.rate)) - self.carry_a
+        reserved = core.share_mc(self.carry_w, Decimal(entry.reserve_rate)) - self.carry_r
+        if (entry.current_delta_mc + entry.overflow_delta_mc, entry.reserve_delta_mc) != (added, reserved):
+            self.bad(
+                f"ledger row {entry.id} breaks the carry rule (expected +{added} mc, reserve +{reserved} mc)"
+            )
+        self.carry_a += added
+        self.carry_r += reserved
+
+    def _void_apply(self, entry: LedgerEntry) -> None:
+        """The void replays the wagers since the hit onto the level as it was before it."""
+        hit = self.hits[entry.hit_id]
+        since = max((e.id for e in hit.ledger.exclude(kind=LedgerEntry.Kind.VOID)), default=0)
+        wagers_since: dict[int, int] = defaultdict(int)
+        for entry_id, wagers in self.machine_wagers:
+            if entry_id > since:
+                for machine_id, cents in wagers.items():
+                    wagers_since[machine_id] += cents
+        _split_audit(entry, self.splits.get(entry.id, []), void_parts(entry, wagers_since), self.bad)
+        before = snapshot_state(hit.before)
+        self.carry_w = before.carry_wagered_cents + self.wagered - before.wagered_cents
+        self.carry_a = core.share_mc(self.carry_w, Decimal(entry.rate))
+        self.carry_r = core.share_mc(self.carry_w, Decimal(entry.reserve_rate))
+
+    def _award_check(self, entry: LedgerEntry) -> None:
+        """A hit or award row takes out exactly what the hits of its cycle's draw were paid."""
+        first = self.hits[entry.hit_id]
+        winners = [h for h in self.hits.values() if (h.cycle, h.level_seq) == (first.cycle, first.level_seq)]
+        paid = sum(h.amount_cents for h in winners) * core.MC_PER_CENT
+        if paid != entry.awarded_mc:
+            self.bad(f"ledger row {entry.id} takes {entry.awarded_mc} mc out, its hits were paid {paid} mc")
+
+    def totals_check(self, level: Level) -> None:
+        """The level's stored amounts against the replay's."""
+        expected = {
+            "current": (level.current_mc, self.current),
+            "reserve": (level.reserve_mc, self.reserve),
+            "overflow": (level.overflow_mc, self.overflow),
+            "wagered": (level.wagered_cents, self.wagered),
+            "total won (mc)": (level.total_won_cents * core.MC_PER_CENT, self.awarded),
+            "carry wagered": (level.carry_wagered_cents, self.carry_w),
+            "carry added": (level.carry_added_mc, self.carry_a),
+            "carry reserved": (level.carry_reserved_mc, self.carry_r),
+        }
+        for name, (stored, replayed) in expected.items():
+            if stored != replayed:
+                self.bad(f"{name} is {stored}, the ledger gives {replayed}")
+
+
 def level_audit(level: Level) -> list[Discrepancy]:
     found: list[Discrepancy] = []
 
@@ -143,81 +250,11 @@ def level_audit(level: Level) -> list[Discrepancy]:
 
     recount = _recount(level)
     splits = _splits(level)
-    # Machines' eligible wagers per contribution row in ledger order, for the voids' split.
-    machine_wagers: list[tuple[int, dict[int, int]]] = []
     hits = {hit.id: hit for hit in Hit.objects.filter(level=level)}
-    current = reserve = overflow = wagered = awarded = 0
-    carry_w = carry_a = carry_r = 0
+    replay = _LedgerReplay(bad, recount, splits, hits)
     for entry in LedgerEntry.objects.filter(level=level).order_by("id"):
-        moved = entry.current_delta_mc + entry.reserve_delta_mc + entry.overflow_delta_mc
-        if moved != entry.contributed_mc + entry.seeded_mc - entry.awarded_mc:
-            bad(f"ledger row {entry.id} does not conserve money")
-        if entry.kind == LedgerEntry.Kind.CONTRIBUTION:
-            if entry.batch_id is not None:
-                excluded = set(entry.excluded_machine_ids)
-                rows = [r for r in recount.get(entry.id, []) if r[0] not in excluded]
-                count, total = sum(r[1] for r in rows), sum(r[2] for r in rows)
-                if (count, total) != (entry.event_count, entry.wagered_cents):
-                    bad(
-                        f"ledger row {entry.id} sums {entry.event_count} events / "
-                        f"{entry.wagered_cents} cents, the raw events give {count} / {total}"
-                    )
-                wagers = {machine_id: cents for machine_id, _, cents in rows}
-                _split_audit(entry, splits.get(entry.id, []), contribution_parts(entry, wagers), bad)
-                machine_wagers.append((entry.id, wagers))
-            carry_w += entry.wagered_cents
-            added = core.share_mc(carry_w, Decimal(entry.rate)) - carry_a
-            reserved = core.share_mc(carry_w, Decimal(entry.reserve_rate)) - carry_r
-            if (entry.current_delta_mc + entry.overflow_delta_mc, entry.reserve_delta_mc) != (
-                added,
-                reserved,
-            ):
-                bad(
-                    f"ledger row {entry.id} breaks the carry rule "
-                    f"(expected +{added} mc, reserve +{reserved} mc)"
-                )
-            carry_a += added
-            carry_r += reserved
-        if entry.carry_restart and entry.kind != LedgerEntry.Kind.VOID:
-            carry_w = carry_a = carry_r = 0
-        if entry.kind == LedgerEntry.Kind.VOID and entry.hit_id in hits:
-            # The void replays the wagers since the hit onto the level as it was before it.
-            award_rows = hits[entry.hit_id].ledger.exclude(kind=LedgerEntry.Kind.VOID)
-            since = max((e.id for e in award_rows), default=0)
-            wagers_since: dict[int, int] = defaultdict(int)
-            for entry_id, wagers in machine_wagers:
-                if entry_id > since:
-                    for machine_id, cents in wagers.items():
-                        wagers_since[machine_id] += cents
-            _split_audit(entry, splits.get(entry.id, []), void_parts(entry, wagers_since), bad)
-            before = snapshot_state(hits[entry.hit_id].before)
-            carry_w = before.carry_wagered_cents + wagered - before.wagered_cents
-            carry_a = core.share_mc(carry_w, Decimal(entry.rate))
-            carry_r = core.share_mc(carry_w, Decimal(entry.reserve_rate))
-        current += entry.current_delta_mc
-        reserve += entry.reserve_delta_mc
-        overflow += entry.overflow_delta_mc
-        wagered += entry.wagered_cents
-        awarded += entry.awarded_mc
-        if entry.kind in (LedgerEntry.Kind.HIT, LedgerEntry.Kind.AWARD) and entry.hit_id in hits:
-            first = hits[entry.hit_id]
-            winners = [h for h in hits.values() if (h.cycle, h.level_seq) == (first.cycle, first.level_seq)]
-            paid = sum(h.amount_cents for h in winners) * core.MC_PER_CENT
-            if paid != entry.awarded_mc:
-                bad(f"ledger row {entry.id} takes {entry.awarded_mc} mc out, its hits were paid {paid} mc")
-    expected = {
-        "current": (level.current_mc, current),
-        "reserve": (level.reserve_mc, reserve),
-        "overflow": (level.overflow_mc, overflow),
-        "wagered": (level.wagered_cents, wagered),
-        "total won (mc)": (level.total_won_cents * core.MC_PER_CENT, awarded),
-        "carry wagered": (level.carry_wagered_cents, carry_w),
-        "carry added": (level.carry_added_mc, carry_a),
-        "carry reserved": (level.carry_reserved_mc, carry_r),
-    }
-    for name, (stored, replayed) in expected.items():
-        if stored != replayed:
-            bad(f"{name} is {stored}, the ledger gives {replayed}")
+        replay.entry_apply(entry)
+    replay.totals_check(level)
     _table_prizes_audit(level, bad)
     if level.current_mc < level.reset_mc:
         bad(f"current {level.current_mc} mc is below the reset value {level.reset_mc} mc")

@@ -40,11 +40,6 @@ def _hits_newest_first(hits: QuerySet[Hit]) -> QuerySet[Hit]:
     return hits.select_related("machine").order_by(F("number").desc(nulls_last=True), "-at", "-id")
 
 
-def level_hits_recent(level: Level, count: int = 25) -> QuerySet[Hit]:
-    """The last hits of a level, voided ones included, newest first."""
-    return _hits_newest_first(Hit.objects.filter(level=level))[:count]
-
-
 def level_wins_recent(level: Level, count: int = 25) -> QuerySet[Hit]:
     """The last wins of a level, newest first (NY 5320.8(b) keeps at least 25). A voided hit is not a
     win: it paid nobody and its amount went back to the level; it stays in the hits list with who voided

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from django.db import connection
 
 from floor.models import Room
-from slots.models import MachineAlert, SlotMachine
+from slots.models import SlotMachine
 from slots.services.parsing import MachineInfo
 
 # Written out rather than built by the ORM on every request: this runs once per events request, where
@@ -28,7 +28,3 @@ def machines_by_asset(asset_numbers: Iterable[str]) -> dict[str, MachineInfo]:
     with connection.cursor() as cursor:
         cursor.execute(_MACHINES_SQL.format(", ".join(["%s"] * len(asset_numbers))), asset_numbers)
         return {row[1]: MachineInfo(*row) for row in cursor.fetchall()}
-
-
-def machine_alerts_open(machine: SlotMachine) -> list[MachineAlert]:
-    return list(MachineAlert.objects.filter(machine=machine, acknowledged_at__isnull=True))

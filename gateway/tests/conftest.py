@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 import tty
 from collections.abc import Callable, Iterator
 
@@ -13,16 +12,6 @@ import pytest
 from gateway.egm.line import EgmLine
 from gateway.egm.machine import Egm
 from gateway.transport import FdTransport
-
-
-def wait_for(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> object:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 class PtyLine:

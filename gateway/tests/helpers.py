@@ -1,7 +1,10 @@
-"""An in-memory SAS line between the host and emulated machines, and a recorder of host outputs."""
+"""An in-memory SAS line between the host and emulated machines, a recorder of host outputs, and a wait
+for a condition (the fixtures are in conftest.py)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from gateway.egm.machine import Egm
@@ -48,3 +51,13 @@ class Recorder(Callbacks):
 
     def progressive_hit(self, group: int, level: int) -> None:
         self.hits.append((group, level))
+
+
+def wait_for(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -6,9 +6,9 @@ import threading
 import time
 from typing import Any
 
-from gateway.app import Gateway, parse_config
+from gateway.app import Gateway, GatewayConfig, parse_config
 from gateway.egm.machine import COIN_OUT, Egm, EgmConfig
-from gateway.tests.conftest import wait_for
+from gateway.tests.helpers import wait_for
 
 
 class RecordingChannel:
@@ -66,6 +66,66 @@ def events(gateway: Gateway, kind: str | None = None) -> list[dict[str, Any]]:
     return [e for e in rows if kind is None or e["type"] == kind]
 
 
+def _games_and_doors(egm: Egm, gateway: Gateway) -> None:
+    for bet in (3, 9, 1):
+        assert egm.play(bet)
+    wait_for(lambda: len(events(gateway, "game")) == 3, what="three games")
+    assert [(e["wager"], e["win"]) for e in events(gateway, "game")] == [
+        (w * 50, p * 50) for w, p in egm.games
+    ]
+
+    egm.open_door()
+    egm.close_door()
+    wait_for(lambda: len(events(gateway, "status")) == 2, what="door events")
+    assert [e["status"] for e in events(gateway, "status")] == ["door_open", "door_closed"]
+
+
+def _hits_and_handpay(egm: Egm, gateway: Gateway) -> None:
+    assert egm.hit(2)
+    wait_for(lambda: events(gateway, "jackpot"), what="the level 2 hit")
+    assert [(e["level"], e["amount"]) for e in events(gateway, "jackpot")] == [(18, 5000)]
+    wait_for(lambda: egm.displayed[2] == 2000, what="the reset amount on the machine")
+
+    assert egm.hit(1)  # 1,500.00 is above the machine's 1,200.00 limit: a handpay
+    wait_for(lambda: len(events(gateway, "jackpot")) == 2, what="the level 1 hit")
+    wait_for(lambda: any(e["status"] == "handpay_lockup" for e in events(gateway, "status")), what="51")
+    lockup = next(e for e in events(gateway, "status") if e["status"] == "handpay_lockup")
+    assert (lockup["amount"], lockup["sas_level"], lockup["group"]) == (150000, 1, 1)
+    assert not egm.play(1)  # locked up
+
+    gateway.command({"type": "handpay_reset", "machine": "NOG-0101"})
+    wait_for(lambda: egm.handpay is None, what="the remote reset")
+    wait_for(lambda: events(gateway, "status")[-1]["status"] == "handpay_reset", what="52")
+
+
+def _award_and_meters(egm: Egm, gateway: Gateway) -> None:
+    before = egm.meters[COIN_OUT]
+    gateway.command({"type": "award", "machine": "NOG-0101", "award": 5, "amount": 1025})
+    wait_for(lambda: gateway.channel.sent, what="the award confirmation")
+    assert gateway.channel.sent == [
+        {
+            "type": "award_result",
+            "machine": "NOG-0101",
+            "award": 5,
+            "amount": 1025,
+            "status": "paid",
+            "paid": 1000,
+        }
+    ]
+    assert egm.meters[COIN_OUT] - before == 20
+
+    wait_for(
+        lambda: events(gateway, "meters")[-1]["meters"]["coin_out"] == egm.meters[COIN_OUT] * 50,
+        what="meters after the award",
+    )
+    last = events(gateway, "meters")[-1]["meters"]
+    assert last["games_played"] == 3
+    assert last["coin_in"] == 13 * 50
+    assert last["jackpot"] == 150000
+    assert last["attendant_paid_progressive"] == 150000
+    assert last["machine_paid_progressive"] == 5000
+
+
 def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path):
     egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[1, 2], handpay_limit=120000, seed=7))
     line = pty_line([egm])
@@ -74,64 +134,26 @@ def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path)
     try:
         wait_for(lambda: egm.rte and egm.progressive_enabled, what="RTE on and a broadcast shown")
         assert egm.displayed == {1: 150000, 2: 5000}
-
-        for bet in (3, 9, 1):
-            assert egm.play(bet)
-        wait_for(lambda: len(events(gateway, "game")) == 3, what="three games")
-        assert [(e["wager"], e["win"]) for e in events(gateway, "game")] == [
-            (w * 50, p * 50) for w, p in egm.games
-        ]
-
-        egm.open_door()
-        egm.close_door()
-        wait_for(lambda: len(events(gateway, "status")) == 2, what="door events")
-        assert [e["status"] for e in events(gateway, "status")] == ["door_open", "door_closed"]
-
-        assert egm.hit(2)
-        wait_for(lambda: events(gateway, "jackpot"), what="the level 2 hit")
-        assert [(e["level"], e["amount"]) for e in events(gateway, "jackpot")] == [(18, 5000)]
-        wait_for(lambda: egm.displayed[2] == 2000, what="the reset amount on the machine")
-
-        assert egm.hit(1)  # 1,500.00 is above the machine's 1,200.00 limit: a handpay
-        wait_for(lambda: len(events(gateway, "jackpot")) == 2, what="the level 1 hit")
-        wait_for(lambda: any(e["status"] == "handpay_lockup" for e in events(gateway, "status")), what="51")
-        lockup = next(e for e in events(gateway, "status") if e["status"] == "handpay_lockup")
-        assert (lockup["amount"], lockup["sas_level"], lockup["group"]) == (150000, 1, 1)
-        assert not egm.play(1)  # locked up
-
-        gateway.command({"type": "handpay_reset", "machine": "NOG-0101"})
-        wait_for(lambda: egm.handpay is None, what="the remote reset")
-        wait_for(lambda: events(gateway, "status")[-1]["status"] == "handpay_reset", what="52")
-
-        before = egm.meters[COIN_OUT]
-        gateway.command({"type": "award", "machine": "NOG-0101", "award": 5, "amount": 1025})
-        wait_for(lambda: gateway.channel.sent, what="the award confirmation")
-        assert gateway.channel.sent == [
-            {
-                "type": "award_result",
-                "machine": "NOG-0101",
-                "award": 5,
-                "amount": 1025,
-                "status": "paid",
-                "paid": 1000,
-            }
-        ]
-        assert egm.meters[COIN_OUT] - before == 20
-
-        wait_for(
-            lambda: events(gateway, "meters")[-1]["meters"]["coin_out"] == egm.meters[COIN_OUT] * 50,
-            what="meters after the award",
-        )
-        last = events(gateway, "meters")[-1]["meters"]
-        assert last["games_played"] == 3
-        assert last["coin_in"] == 13 * 50
-        assert last["jackpot"] == 150000
-        assert last["attendant_paid_progressive"] == 150000
-        assert last["machine_paid_progressive"] == 5000
+        _games_and_doors(egm, gateway)
+        _hits_and_handpay(egm, gateway)
+        _award_and_meters(egm, gateway)
         seqs = [e["seq"] for e in events(gateway)]
         assert seqs == list(range(1, len(seqs) + 1))
     finally:
         gateway.stop()
+
+
+def _two_machines_config(device: str, store: str) -> GatewayConfig:
+    """NOG-0101 (address 1) reports its games one by one (RTE); NOG-0102 (address 2) only in meters."""
+    timing = {"wakeup": "none", "first_byte": 0.2, "gap": 0.1}
+    fast = {"code": "NOG-0101", "address": 1, "denomination": 50, "rte": True, "meters_every": 3600}
+    slow = {"code": "NOG-0102", "address": 2, "denomination": 2, "rte": False, "meters_every": 1}
+    return parse_config(
+        {
+            "server": {"url": "http://127.0.0.1:9", "key": "k", "store": store},
+            "lines": [{"device": device, **timing, "machines": [fast, slow]}],
+        }
+    )
 
 
 def test_two_machines_on_one_line_playing_at_their_own_rate(pty_line, store_path):
@@ -141,35 +163,7 @@ def test_two_machines_on_one_line_playing_at_their_own_rate(pty_line, store_path
     )
     meter_only = Egm(EgmConfig(address=2, denomination=2, games_per_minute=120, bet_mix=[(50, 1.0)], seed=4))
     line = pty_line([fast, meter_only])
-    config = parse_config(
-        {
-            "server": {"url": "http://127.0.0.1:9", "key": "k", "store": store_path},
-            "lines": [
-                {
-                    "device": line.device,
-                    "wakeup": "none",
-                    "first_byte": 0.2,
-                    "gap": 0.1,
-                    "machines": [
-                        {
-                            "code": "NOG-0101",
-                            "address": 1,
-                            "denomination": 50,
-                            "rte": True,
-                            "meters_every": 3600,
-                        },
-                        {
-                            "code": "NOG-0102",
-                            "address": 2,
-                            "denomination": 2,
-                            "rte": False,
-                            "meters_every": 1,
-                        },
-                    ],
-                }
-            ],
-        }
-    )
+    config = _two_machines_config(line.device, store_path)
     fast.next_game = float("inf")  # games before RTE is on are seen only in the meters: start after
     gateway = Gateway(config)
     gateway.start(forward=False)

@@ -9,7 +9,7 @@ from typing import Any
 from websockets.sync.server import serve
 
 from gateway.broadcast import ProgressiveBoard, ServerChannel
-from gateway.tests.conftest import wait_for
+from gateway.tests.helpers import wait_for
 
 SNAPSHOT = {
     "type": "snapshot",

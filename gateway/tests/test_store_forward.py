@@ -13,8 +13,8 @@ import pytest
 
 from gateway.forward import Forwarder
 from gateway.queue import EventStore
-from gateway.tests.conftest import wait_for
 from gateway.tests.fake_server import FakeEventsServer
+from gateway.tests.helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

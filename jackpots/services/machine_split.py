@@ -13,7 +13,6 @@ and the result depends on nothing but the row and the wagers (the audit recomput
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC
 
 from django.db import connection
 from django.db.models import Sum
@@ -99,72 +98,3 @@ def machine_parts_insert(split: list[tuple[LedgerEntry, list[Part]]]) -> None:
     MachineContribution.objects.bulk_create(
         MachineContribution(**dict(zip(_COLUMNS, row, strict=True))) for row in rows
     )
-
-
-# Ledger rows written before the split existed: recounted from the raw events their batch marked, as the
-# audit recounts them (members of the progressive, the row's minimum wager and max-bet rule, minus the
-# machines the row excluded). Plain SQL, so the migration that runs it does not depend on today's models.
-_BACKFILL_ROWS_SQL = """
-SELECT le.id, le.level_id, le.kind, le.at, le.hit_id, le.excluded_machine_ids, le.current_delta_mc,
-       le.reserve_delta_mc, le.overflow_delta_mc, le.contributed_mc
-FROM jackpots_ledgerentry le
-WHERE (le.kind = 'contribution' AND le.batch_id IS NOT NULL OR le.kind = 'void')
-  AND NOT EXISTS (SELECT 1 FROM jackpots_machinecontribution mc WHERE mc.entry_id = le.id)
-ORDER BY le.level_id, le.id
-"""
-_BACKFILL_WAGERS_SQL = """
-SELECT e.machine_id, COALESCE(SUM(e.wager_cents), 0)
-FROM jackpots_ledgerentry le
-JOIN jackpots_level l ON l.id = le.level_id
-JOIN jackpots_contributionbatch b ON b.id = le.batch_id
-JOIN slots_machineevent e ON e.applied_at = b.applied_at
-    AND e.id BETWEEN le.first_event_id AND le.last_event_id
-    AND e.type = 1 AND e.wager_cents >= le.min_wager_cents
-    AND (NOT le.max_bet_only OR e.is_max_bet)
-JOIN jackpots_progressivemachine pm ON pm.machine_id = e.machine_id AND pm.progressive_id = l.progressive_id
-WHERE le.id = %s
-GROUP BY e.machine_id
-"""
-_BACKFILL_SINCE_SQL = """
-SELECT mc.machine_id, SUM(mc.wagered_cents) FROM jackpots_machinecontribution mc
-JOIN jackpots_ledgerentry le ON le.id = mc.entry_id AND le.kind = 'contribution'
-WHERE mc.level_id = %s AND mc.entry_id > (
-    SELECT COALESCE(MAX(a.id), 0) FROM jackpots_ledgerentry a WHERE a.hit_id = %s AND a.kind <> 'void'
-) AND mc.entry_id < %s
-GROUP BY mc.machine_id
-"""
-
-
-def machine_parts_backfill(db) -> int:
-    """Splits every ledger row that has no machine rows yet (idempotent); returns the rows split."""
-    import json
-    from types import SimpleNamespace
-
-    split = 0
-    with db.cursor() as cursor:
-        cursor.execute(_BACKFILL_ROWS_SQL)
-        entries = cursor.fetchall()
-    for entry_id, level_id, kind, stamp, hit_id, excluded, current, reserve, overflow, contributed in entries:
-        entry = SimpleNamespace(
-            pk=entry_id,
-            level_id=level_id,
-            at=stamp if stamp.tzinfo is not None else stamp.replace(tzinfo=UTC),  # SQLite: UTC, no zone
-            current_delta_mc=current,
-            reserve_delta_mc=reserve,
-            overflow_delta_mc=overflow,
-            contributed_mc=contributed,
-        )
-        with db.cursor() as cursor:
-            if kind == LedgerEntry.Kind.VOID:
-                cursor.execute(_BACKFILL_SINCE_SQL, [level_id, hit_id, entry_id])
-            else:
-                cursor.execute(_BACKFILL_WAGERS_SQL, [entry_id])
-            wagers = {machine_id: int(cents) for machine_id, cents in cursor.fetchall()}
-        if kind == LedgerEntry.Kind.VOID:
-            parts = void_parts(entry, wagers)
-        else:
-            left_out = set(json.loads(excluded) if isinstance(excluded, str) else excluded or [])
-            parts = contribution_parts(entry, {m: c for m, c in wagers.items() if m not in left_out})
-        machine_parts_insert([(entry, parts)])  # type: ignore[list-item]
-        split += 1
-    return split

@@ -114,65 +114,83 @@ def _card_list(data: dict, field: str) -> list:
     return codes
 
 
-def round_parse(
-    data: object, rule: BetRule, *, window: TimeWindow, round_id: str | None = None
-) -> RoundInput:
-    """Checks a posted round against the table's game and bet rule, and its ``at`` against ``window``
-    (the same bounds as the machines' events)."""
-    if not isinstance(data, dict):
-        raise RoundError("invalid_round", "The body must be a JSON object.")
+def _round_id(data: dict, round_id: str | None) -> str:
+    """The round's id: the URL's when it names one (a void), else the body's."""
     rid = data.get("round") if round_id is None else round_id
     if not isinstance(rid, str) or len(rid) > ROUND_ID_MAX or not ROUND_ID.fullmatch(rid):
         raise RoundError(
             "invalid_round",
             f"round must be 1 to {ROUND_ID_MAX} letters, digits or . _ : - (it is part of the void URL).",
         )
-    try:
-        at = instant_parse(data.get("at"), window)
-    except TimeRejected as rejection:
-        raise RoundError(rejection.code, rejection.detail) from None
+    return rid
+
+
+def _seats_list(data: dict, rule: BetRule) -> list:
     seats_raw = data.get("seats")
     if not isinstance(seats_raw, list) or not seats_raw:
         raise RoundError("invalid_round", "seats must be a non-empty list.")
     if len(seats_raw) > rule.seats:
         raise RoundError("invalid_round", f"This table has {rule.seats} seats; {len(seats_raw)} were posted.")
+    return seats_raw
+
+
+def _dealer_parse(codes: list, game: Game) -> tuple[int, ...]:
+    """The dealer's hand: none, or exactly a seat's number of cards."""
+    dealer = cards_parse(codes, count=len(codes), where="dealer") if codes else ()
+    if dealer and len(dealer) != CARDS_PER_SEAT[game]:
+        raise CardError(
+            "wrong_card_count", f"dealer: expected {CARDS_PER_SEAT[game]} cards, got {len(dealer)}."
+        )
+    return dealer
+
+
+def _seat_parse(raw: object, index: int, rule: BetRule, game: Game, seen: set[int]) -> SeatInput:
+    """The ``index``-th posted seat; ``seen`` holds the seat numbers before it (this one is added)."""
+    if not isinstance(raw, dict):
+        raise RoundError("invalid_round", f"seats[{index}] must be an object.")
+    number = _integer(raw.get("seat"), f"seats[{index}].seat", minimum=1)
+    if number > rule.seats:
+        raise RoundError("invalid_round", f"seat {number}: this table's seats are 1 to {rule.seats}.")
+    if number in seen:
+        raise RoundError("duplicate_seat", f"seat {number} is posted twice.")
+    seen.add(number)
+    where = f"seat {number}"
+    bet = _integer(raw.get("jackpot_bet", 0), f"{where}: jackpot_bet")
+    _bet_check(rule, bet, where)
+    changed = raw.get("changed_card", False)
+    if not isinstance(changed, bool):
+        raise RoundError("invalid_round", f"{where}: changed_card must be true or false.")
+    if changed and game != Game.CARIBBEAN_STUD:
+        raise RoundError("invalid_round", f"{where}: only Caribbean Stud lets a player change a card.")
+    codes = raw.get("cards")
+    cards = cards_parse(codes, count=CARDS_PER_SEAT[game], where=where)
+    return SeatInput(number, bet, cards, tuple(codes), changed)
+
+
+def round_parse(
+    data: object, rule: BetRule, *, window: TimeWindow, round_id: str | None = None
+) -> RoundInput:
+    """Checks a posted round against the table's game and bet rule, and its ``at`` against ``window``
+    (the same bounds as the machines' events). The first fault found is the one refused, in the order
+    of the body: round, at, seats, community, dealer, each seat, then cards dealt twice."""
+    if not isinstance(data, dict):
+        raise RoundError("invalid_round", "The body must be a JSON object.")
+    rid = _round_id(data, round_id)
+    try:
+        at = instant_parse(data.get("at"), window)
+    except TimeRejected as rejection:
+        raise RoundError(rejection.code, rejection.detail) from None
+    seats_raw = _seats_list(data, rule)
     game = Game(rule.game)
     try:
         community_codes = _card_list(data, "community")
         community = cards_parse(community_codes, count=COMMUNITY_CARDS[game], where="community")
         dealer_codes = _card_list(data, "dealer")
-        dealer = cards_parse(dealer_codes, count=len(dealer_codes), where="dealer") if dealer_codes else ()
-        if dealer and len(dealer) != CARDS_PER_SEAT[game]:
-            raise CardError(
-                "wrong_card_count", f"dealer: expected {CARDS_PER_SEAT[game]} cards, got {len(dealer)}."
-            )
-        seats: list[SeatInput] = []
-        hands: list[tuple[str, tuple[int, ...]]] = [("community", community), ("dealer", dealer)]
+        dealer = _dealer_parse(dealer_codes, game)
         seen: set[int] = set()
-        for index, raw in enumerate(seats_raw):
-            if not isinstance(raw, dict):
-                raise RoundError("invalid_round", f"seats[{index}] must be an object.")
-            number = _integer(raw.get("seat"), f"seats[{index}].seat", minimum=1)
-            if number > rule.seats:
-                raise RoundError("invalid_round", f"seat {number}: this table's seats are 1 to {rule.seats}.")
-            if number in seen:
-                raise RoundError("duplicate_seat", f"seat {number} is posted twice.")
-            seen.add(number)
-            where = f"seat {number}"
-            bet = _integer(raw.get("jackpot_bet", 0), f"{where}: jackpot_bet")
-            _bet_check(rule, bet, where)
-            changed = raw.get("changed_card", False)
-            if not isinstance(changed, bool):
-                raise RoundError("invalid_round", f"{where}: changed_card must be true or false.")
-            if changed and game != Game.CARIBBEAN_STUD:
-                raise RoundError(
-                    "invalid_round", f"{where}: only Caribbean Stud lets a player change a card."
-                )
-            codes = raw.get("cards")
-            cards = cards_parse(codes, count=CARDS_PER_SEAT[game], where=where)
-            hands.append((where, cards))
-            seats.append(SeatInput(number, bet, cards, tuple(codes), changed))
-        cards_check_distinct(hands)
+        seats = [_seat_parse(raw, index, rule, game, seen) for index, raw in enumerate(seats_raw)]
+        hands = [("community", community), ("dealer", dealer)]
+        cards_check_distinct(hands + [(f"seat {seat.seat}", seat.cards) for seat in seats])
     except CardError as error:
         raise RoundError(error.code, error.detail) from None
     return RoundInput(

@@ -3,32 +3,20 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
 
 import pytest
 
-from jackpots.services import core
 from jackpots.services.levels import level_create
-from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory
+from tests.jackpots.helpers import GRAND, progressive_with_machines
 from tests.jackpots.table_factories import T0
-
-GRAND = core.Params(reset_mc=100_000_000, rate=Decimal("0.01"), reserve_rate=Decimal("0.002"))
 
 
 @pytest.fixture(autouse=True)
 def _tables_play_ahead_of_the_clock(settings) -> None:
     """The table rounds of these tests are played at T0, years ahead, so that the prize-sharing windows
     (which close by the server's clock) stay open whatever the day they run: the server's window reaches
-    two days past T0 (the random rounds span hours). test_tables_bounds sets the production window back."""
+    two days past T0 (the random rounds span hours). tables/test_bounds sets the production window back."""
     settings.EVENT_MAX_FUTURE_SECONDS = int((T0 - datetime.now(UTC)).total_seconds()) + 2 * 24 * 3600
-
-
-def progressive_with_machines(count: int, name: str = "Diamond Vault", **fields):
-    progressive = ProgressiveFactory(name=name, **fields)
-    machines = [SlotMachineFactory() for _ in range(count)]
-    for machine in machines:
-        ProgressiveMachineFactory(progressive=progressive, machine=machine)
-    return progressive, machines
 
 
 @pytest.fixture

@@ -83,7 +83,7 @@ def _mystery_after_a_hit(monkeypatch) -> Level:
 
     from jackpots.services import core
     from jackpots.services.levels import level_create
-    from tests.jackpots.conftest import progressive_with_machines
+    from tests.jackpots.helpers import progressive_with_machines
 
     monkeypatch.setattr(secrets, "randbelow", lambda n: min(n - 1, 1_000))
     progressive, machines = progressive_with_machines(1)

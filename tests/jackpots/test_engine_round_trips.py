@@ -15,7 +15,7 @@ from config.celery import app, connections_tidy
 from jackpots.models import Level
 from jackpots.services import core
 from jackpots.services.levels import level_create, level_state, levels_lock, levels_state_save
-from tests.jackpots.conftest import GRAND, progressive_with_machines
+from tests.jackpots.helpers import GRAND, progressive_with_machines
 
 
 @pytest.mark.postgres

@@ -23,8 +23,8 @@ from jackpots.services import (
 from jackpots.services.levels import level_create
 from slots.models import MachineAlert
 from tests.factories import SlotMachineFactory
-from tests.jackpots.conftest import GRAND, progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
+from tests.jackpots.helpers import GRAND, progressive_with_machines
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from decimal import Decimal
+from importlib import import_module
 
 import pytest
+from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.db import connection
 from hypothesis import HealthCheck, given, settings
@@ -15,10 +17,10 @@ from jackpots.audit import jackpots_audit
 from jackpots.models import LedgerEntry, MachineContribution, ProgressiveMachine
 from jackpots.services import contributions_apply, core, hit_void, level_parameters_change
 from jackpots.services.levels import level_create
-from jackpots.services.machine_split import largest_remainder, machine_parts_backfill
+from jackpots.services.machine_split import largest_remainder
 from slots.models import MachineEvent
-from tests.jackpots.conftest import progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
+from tests.jackpots.helpers import progressive_with_machines
 
 SPLIT_FIELDS = ("wagered_cents", "current_mc", "reserve_mc", "overflow_mc", "contributed_mc")
 ENTRY_FIELDS = (
@@ -230,8 +232,9 @@ def test_rows_written_before_the_split_existed_are_split_by_the_backfill(db):
     assert written[-1][1:] == (machines[1].id, 0, 0, 0, 0, -2_008)
     MachineContribution.objects.all().delete()  # as before the migration
     assert len(jackpots_audit()[1]) == 4
-    assert machine_parts_backfill(connection) == 4
-    assert machine_parts_backfill(connection) == 0
+    backfill = import_module("jackpots.migrations.0006_machine_contributions_backfill").parts_backfill
+    assert backfill(apps, connection) == 4
+    assert backfill(apps, connection) == 0
     again = list(
         MachineContribution.objects.order_by("entry_id", "machine_id").values_list(
             "entry_id", "machine_id", *SPLIT_FIELDS

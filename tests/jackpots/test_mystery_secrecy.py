@@ -24,8 +24,8 @@ from jackpots.services.levels import level_create
 from jackpots.signage.currency import ScreenContent
 from jackpots.signage.selectors import hit_message, level_updates, signage_snapshot
 from tests.factories import SignageScreenFactory
-from tests.jackpots.conftest import progressive_with_machines
 from tests.jackpots.factories import GameEventFactory
+from tests.jackpots.helpers import progressive_with_machines
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from jackpots.seed import DIAMOND_VAULT, GREASE
 from jackpots.services.levels import level_create
 from slots.models import GatewayKey, MachineAlert, PendingEvent
 from tests.factories import SlotMachineFactory
-from tests.jackpots.conftest import progressive_with_machines
+from tests.jackpots.helpers import progressive_with_machines
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ from jackpots.models import ContributionBatch, Hit
 from jackpots.services import contributions_apply, core
 from jackpots.services.levels import level_create
 from slots.models import MachineEvent
-from tests.jackpots.conftest import progressive_with_machines
+from tests.jackpots.helpers import progressive_with_machines
 from tests.jackpots.model import Event, ModelHit, replay
 
 BASE = (datetime.now(UTC) - timedelta(hours=1)).replace(microsecond=0)

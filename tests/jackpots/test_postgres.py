@@ -21,7 +21,7 @@ from jackpots.models import ContributionBatch, Hit, LedgerEntry
 from jackpots.services import contributions_apply, core, level_hit
 from jackpots.services.levels import level_create
 from slots.models import MachineEvent
-from tests.jackpots.conftest import progressive_with_machines
+from tests.jackpots.helpers import progressive_with_machines
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

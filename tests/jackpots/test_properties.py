@@ -15,8 +15,8 @@ from jackpots.models import LedgerEntry
 from jackpots.services import contributions_apply, core
 from jackpots.services.levels import level_create
 from slots.models import MachineEvent
-from tests.jackpots.conftest import progressive_with_machines
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
+from tests.jackpots.helpers import progressive_with_machines
 from tests.jackpots.model import ModelLevel
 
 rates = st.decimals(min_value=0, max_value=Decimal("0.2"), places=8)

@@ -1,9 +1,6 @@
-"""Fixtures of the events API tests: machines with keys and a helper that posts a batch."""
+"""Fixtures of the events API tests: machines with keys and a fixture that posts a batch."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 
 import orjson
 import pytest
@@ -16,51 +13,7 @@ from config.http import event_executors
 from slots.models import GatewayKey, MachineKey, SlotMachine
 from slots.services.auth import principal_cache_clear
 from tests.factories import SlotMachineFactory
-from tests.staff_fixtures import floor_manager  # noqa: F401  (the admin revocation test)
-
-BASE_AT = (datetime.now(UTC) - timedelta(days=1)).replace(microsecond=0)
-
-
-def at(seconds: float = 0) -> str:
-    """An RFC 3339 instant ``seconds`` after BASE_AT (always in the past of the test run)."""
-    return (BASE_AT + timedelta(seconds=seconds)).isoformat().replace("+00:00", "Z")
-
-
-def game(machine: SlotMachine, seq: int, wager: int = 450, win: int = 0, **extra) -> dict:
-    return {
-        "machine": machine.asset_number,
-        "seq": seq,
-        "at": at(seq),
-        "type": "game",
-        "wager": wager,
-        "win": win,
-        **extra,
-    }
-
-
-def meters_event(machine: SlotMachine, meters: object, seq: int = 1) -> dict:
-    return {"machine": machine.asset_number, "seq": seq, "at": at(seq), "type": "meters", "meters": meters}
-
-
-def asgi_scope(method: str, path: str, key: str | None = None) -> dict:
-    """An ASGI HTTP scope for the project's application."""
-    headers = [(b"host", b"testserver"), (b"content-type", b"application/json")]
-    if key:
-        headers.append((b"authorization", f"Bearer {key}".encode()))
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": headers,
-        "client": ("127.0.0.1", 5000),
-        "server": ("testserver", 80),
-    }
+from tests.slots.helpers import PostEvents
 
 
 @pytest.fixture(autouse=True)
@@ -90,9 +43,6 @@ def machine_key(machine: SlotMachine) -> str:
 @pytest.fixture
 def gateway_key(machine: SlotMachine) -> str:
     return credential_issue(GatewayKey, kind="gw", venue=machine.room.venue)[1]
-
-
-PostEvents = Callable[..., tuple[int, dict]]
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ def main() -> None:
     from jackpots.services.levels import level_create
     from slots.models import GatewayKey
     from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, RoomFactory, SlotMachineFactory
-    from tests.jackpots.conftest import GRAND
+    from tests.jackpots.helpers import GRAND
 
     room = RoomFactory()
     progressive = ProgressiveFactory(name="Fault Vault")

@@ -12,7 +12,7 @@ from django.core.signals import request_started
 
 from config.http import http_application
 from slots.models import MachineEvent
-from tests.slots.conftest import asgi_scope, game
+from tests.slots.helpers import asgi_scope, game
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

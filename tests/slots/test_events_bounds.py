@@ -11,7 +11,7 @@ from django.utils import timezone
 from jackpots.models import ProgressiveMachine
 from slots.models import MachineEvent
 from tests.factories import LevelFactory
-from tests.slots.conftest import game
+from tests.slots.helpers import game
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from jackpots.models import ProgressiveMachine
 from slots.models import GatewayKey, MachineEvent, SlotMachine
 from slots.services.errors import EVENT_ERRORS
 from tests.factories import LevelFactory, SlotMachineFactory, VenueFactory
-from tests.slots.conftest import at, game, meters_event
+from tests.slots.helpers import at, game, meters_event
 
 pytestmark = pytest.mark.django_db
 

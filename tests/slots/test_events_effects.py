@@ -13,7 +13,7 @@ from slots.hooks import hooks
 from slots.models import MachineAlert, MachineEvent, SlotMachine
 from slots.services.engine_notify import EngineNotifier, engine_notifier
 from tests.factories import SlotMachineFactory
-from tests.slots.conftest import at, game, meters_event
+from tests.slots.helpers import at, game, meters_event
 
 pytestmark = pytest.mark.django_db
 

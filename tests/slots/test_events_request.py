@@ -11,7 +11,7 @@ from psycopg.errors import AdminShutdown
 from common.credentials import credential_issue, credential_revoke
 from slots.models import MachineEvent, MachineKey
 from slots.services import auth
-from tests.slots.conftest import game
+from tests.slots.helpers import game
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from slots.models import MachineEvent
 from slots.services.ingest import event_batch_ingest
 from slots.services.parsing import Principal
-from tests.slots.conftest import game
+from tests.slots.helpers import game
 
 
 @pytest.mark.django_db

@@ -19,7 +19,7 @@ from slots.services.meters import (
     meter_delta_correct,
     snapshot_deltas,
 )
-from tests.slots.conftest import meters_event
+from tests.slots.helpers import meters_event
 
 METERS = ["coin_in", "coin_out", "games_played"]
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from slots.models import SlotMachine
 from slots.tasks import machines_mark_offline_task
 from tests.factories import SlotMachineFactory
-from tests.slots.conftest import game
+from tests.slots.helpers import game
 
 pytestmark = pytest.mark.django_db
 

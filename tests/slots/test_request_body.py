@@ -15,7 +15,7 @@ from config.http import http_application
 from jackpots.tables.models import Table
 from jackpots.tables.seed import tables_seed
 from jackpots.tables.services import table_key_issue
-from tests.slots.conftest import asgi_scope
+from tests.slots.helpers import asgi_scope
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
 
 from common.credentials import screen_token_issue
-from floor.models import SignageScreen
-from jackpots import publish
-from jackpots.models import Hit, Level, Progressive
-from slots.models import MachineEvent, SlotMachine
 from tests.factories import (
     LevelFactory,
     ProgressiveFactory,
@@ -21,22 +14,7 @@ from tests.factories import (
     SignageScreenFactory,
     SlotMachineFactory,
 )
-
-ORIGIN = (b"origin", b"http://testserver")
-
-
-@dataclass
-class SignSetup:
-    screen: SignageScreen
-    token: str
-    progressive: Progressive
-    grand: Level
-    minor: Level
-    machine_asset: str
-
-    @property
-    def path(self) -> str:
-        return f"/ws/signage/{self.screen.slug}/?token={self.token}"
+from tests.jackpots.signage.helpers import SignSetup
 
 
 @pytest.fixture
@@ -71,40 +49,3 @@ def quiet_signs(settings) -> None:
     settings.SIGNAGE_HEARTBEAT_SECONDS = Decimal("5")
     settings.SIGNAGE_LINK_CHECK_SECONDS = Decimal("5")
     settings.SIGNAGE_MAX_UPDATES_PER_SECOND = Decimal("4")
-
-
-# The marks of every test that opens a sign's websocket.
-SOCKET_TESTS = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("close_db_in_worker_thread", "quiet_signs"),
-]
-
-
-def pending_event_add(asset_number: str, age_seconds: int) -> MachineEvent:
-    """A game event of the machine, received ``age_seconds`` ago and not yet applied by the engine."""
-    at = timezone.now() - timedelta(seconds=age_seconds)
-    return MachineEvent.objects.create(
-        machine=SlotMachine.objects.get(asset_number=asset_number),
-        seq=1,
-        type=MachineEvent.Type.GAME,
-        at=at,
-        received_at=at,
-        digest="0" * 40,
-        payload={"wager": 450, "win": 0},
-        wager_cents=450,
-        win_cents=0,
-        pending=True,
-    )
-
-
-def hit_record_and_announce(level: Level, asset_number: str, amount_cents: int, level_seq: int) -> Hit:
-    hit = Hit.objects.create(
-        level=level,
-        machine=SlotMachine.objects.get(asset_number=asset_number),
-        at=timezone.now(),
-        amount_cents=amount_cents,
-        level_seq=level_seq,
-        cycle=1,
-    )
-    publish.hit_announced(hit.id)
-    return hit

@@ -21,7 +21,7 @@ from jackpots import publish
 from jackpots.models import Level
 from jackpots.signage.currency import ScreenContent
 from slots.models import MachineEvent, SlotMachine
-from tests.jackpots.signage.conftest import (
+from tests.jackpots.signage.helpers import (
     ORIGIN,
     SOCKET_TESTS,
     SignSetup,

@@ -19,7 +19,7 @@ from jackpots import publish
 from jackpots.signage import currency
 from jackpots.tables.models import ExchangeRate
 from tests.factories import SignageScreenFactory, VenueFactory
-from tests.jackpots.signage.conftest import SOCKET_TESTS, SignSetup, hit_record_and_announce
+from tests.jackpots.signage.helpers import SOCKET_TESTS, SignSetup, hit_record_and_announce
 from tests.jackpots.signage.test_signage_consumer import level_set, open_sign
 
 pytestmark = SOCKET_TESTS

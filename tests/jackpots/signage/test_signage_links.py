@@ -12,7 +12,7 @@ from django.utils import timezone
 from jackpots.models import ProgressiveMachine
 from slots.models import MachineEvent, SlotMachine
 from tests.factories import ProgressiveMachineFactory, SlotMachineFactory
-from tests.jackpots.signage.conftest import SOCKET_TESTS, SignSetup, pending_event_add
+from tests.jackpots.signage.helpers import SOCKET_TESTS, SignSetup, pending_event_add
 from tests.jackpots.signage.test_signage_consumer import link_frame, open_sign
 
 pytestmark = SOCKET_TESTS

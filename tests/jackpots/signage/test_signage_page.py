@@ -8,7 +8,7 @@ import pytest
 
 from common.credentials import screen_token_revoke
 from floor.models import SignageScreen
-from tests.jackpots.signage.conftest import SignSetup
+from tests.jackpots.signage.helpers import SignSetup
 
 
 @pytest.mark.django_db

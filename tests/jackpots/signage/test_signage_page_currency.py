@@ -20,7 +20,7 @@ from jackpots.signage.snapshots import SignageProgressiveSerializer
 from jackpots.tables.models import ExchangeRate
 from tests.browser import ARTIFACTS, chromium_launch
 from tests.factories import SignageScreenFactory, VenueFactory
-from tests.jackpots.signage.conftest import SignSetup
+from tests.jackpots.signage.helpers import SignSetup
 from tests.jackpots.signage.pages import page_open
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

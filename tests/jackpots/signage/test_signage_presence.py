@@ -14,7 +14,7 @@ from django.utils import timezone
 from jackpots.models import ScreenPresence
 from jackpots.signage.selectors import screens_status
 from tests.factories import SignageScreenFactory
-from tests.jackpots.signage.conftest import SignSetup
+from tests.jackpots.signage.helpers import SignSetup
 from tests.jackpots.signage.test_signage_consumer import open_sign
 
 

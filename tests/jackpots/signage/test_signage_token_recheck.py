@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 
 from common.credentials import screen_token_issue, screen_token_revoke
 from floor.models import SignageScreen
-from tests.jackpots.signage.conftest import SOCKET_TESTS, SignSetup
+from tests.jackpots.signage.helpers import SOCKET_TESTS, SignSetup
 from tests.jackpots.signage.test_signage_consumer import open_sign
 
 pytestmark = SOCKET_TESTS

@@ -5,23 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from django.test import Client
 
 from floor.roles import AUDITOR, FLOOR_MANAGER
 from jackpots.tables.models import ExchangeRate, Table, TableKey
+from tests.jackpots.helpers import logged_in
 from tests.jackpots.table_factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
-
-
-def logged_in(role: str) -> tuple[Client, object]:
-    user = get_user_model().objects.create_user(username=role, password="not-used", is_staff=True)
-    user.groups.add(Group.objects.get(name=role))
-    client = Client()
-    client.force_login(user)
-    return client, user
 
 
 def test_a_floor_manager_issues_a_table_key_shown_once_that_opens_the_table() -> None:

@@ -13,8 +13,8 @@ from floor.roles import AUDITOR, FLOOR_MANAGER
 from jackpots.tables.models import TableKey
 from slots.models import MachineKey
 from tests.factories import SignageScreenFactory, SlotMachineFactory
+from tests.jackpots.helpers import logged_in
 from tests.jackpots.table_factories import body, seat, tables_ready
-from tests.jackpots.test_tables_admin import logged_in
 
 pytestmark = pytest.mark.django_db
 
