@@ -103,8 +103,13 @@ def sas_machine_check(machine: SlotMachine) -> None:
     address on the same line (the gateway could not tell them apart)."""
     machine.sas_line = machine.sas_line.strip()
     if (machine.sas_address is None) != (not machine.sas_line):
+        missing = "sas_address" if machine.sas_address is None else "sas_line"
         raise ValidationError(
-            _("A machine on SAS needs both its SAS line and its SAS address; leave both empty otherwise.")
+            {
+                missing: _(
+                    "A machine on SAS needs both its SAS line and its SAS address; leave both empty otherwise."
+                )
+            }
         )
     if machine.sas_address is None or machine.room_id is None:
         return
