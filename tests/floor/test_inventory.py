@@ -145,7 +145,8 @@ def test_sas_columns_refused_with_reasons(rooms):
     assert got == {
         3: "sas_address: NOG-0101 already has SAS address 1 on line line-1.",
         4: "sas_address: Ensure this value is less than or equal to 127.",
-        5: "sas_address: A machine on SAS needs both its SAS line and its SAS address; leave both empty otherwise.",
+        5: "sas_address: A machine on SAS needs both its SAS line and its SAS address; leave both empty "
+        "otherwise.",
         6: "sas_address: 'x' is not a whole number.",
     }
 

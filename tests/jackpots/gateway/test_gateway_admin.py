@@ -85,14 +85,16 @@ def test_a_machine_is_put_on_sas_in_the_admin(client, superuser, floor_db: Floor
         ),
     ],
 )
-def test_bad_sas_fields_are_refused(client, superuser, floor_db: Floor, changes, field, message):
+@pytest.mark.usefixtures("floor_db")
+def test_bad_sas_fields_are_refused(client, superuser, changes, field, message):
+    plain = SlotMachine.objects.get(asset_number="NOG-0103")
     client.force_login(superuser)
-    url = reverse("admin:slots_slotmachine_change", args=[floor_db.plain.pk])
-    response = client.post(url, machine_form(floor_db.plain, **changes))
+    url = reverse("admin:slots_slotmachine_change", args=[plain.pk])
+    response = client.post(url, machine_form(plain, **changes))
     assert response.status_code == 200
     assert response.context["adminform"].form.errors[field] == [message]
-    floor_db.plain.refresh_from_db()
-    assert (floor_db.plain.sas_line, floor_db.plain.sas_address) == ("", None)
+    plain.refresh_from_db()
+    assert (plain.sas_line, plain.sas_address) == ("", None)
 
 
 def test_the_same_address_on_another_line_or_venue_is_fine(floor_db: Floor):
