@@ -27,6 +27,7 @@ from django.db.models import Max, Min, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from jackpots import publish
 from jackpots.models import (
     Hit,
     HitKind,
@@ -380,6 +381,7 @@ def hit_pay(hit: Hit, user) -> Hit:
             )
         hit.state, hit.paid_by, hit.paid_at = Hit.State.PAID, user, timezone.now()
         hit.save(update_fields=["state", "paid_by", "paid_at"])
+        transaction.on_commit(lambda hit_id=hit.pk: publish.hit_paid(hit_id))
     return hit
 
 
