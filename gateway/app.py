@@ -19,6 +19,9 @@ from gateway.transport import Transport, open_transport
 log = logging.getLogger(__name__)
 
 
+METERS_LPS = (f.LP_SELECTED_METERS, *f.EXTENDED_METER_LPS)
+
+
 class ConfigError(ValueError):
     """The configuration file says something the gateway cannot do; the message says what."""
 
@@ -58,6 +61,8 @@ def _machine(raw: dict[str, Any], groups: dict[int, GroupConfig]) -> MachineConf
             raise ConfigError(f"machine {raw['code']}: progressive group {group} is not configured")
         if not 1 <= int(raw["address"]) <= 127:
             raise ConfigError(f"machine {raw['code']}: SAS address must be 1-127")
+        if int(raw.get("meters_lp", f.LP_SELECTED_METERS)) not in METERS_LPS:
+            raise ConfigError(f"machine {raw['code']}: meters_lp must be 0x2F, 0x6F or 0xAF")
         known = set(MachineConfig.__dataclass_fields__) - {"levels"}
         unknown = set(raw) - known
         if unknown:  # a misspelt setting would otherwise silently fall back to its default

@@ -64,6 +64,7 @@ class MachineConfig:
     wins_lp: int = f.LP_SAS_PROGRESSIVE_WIN  # 85, 87, or 84 for machines without SAS progressives
     handpay_limit: int = 120_000  # cents; awards above it are paid by an attendant
     link_down_after: float = 5.0
+    meters_lp: int = f.LP_SELECTED_METERS  # 0x2F, or 0x6F / 0xAF for machines with extended meters
 
 
 class Callbacks:
@@ -161,10 +162,14 @@ class MachineHost:
         return Poll(request, self._data_length, decode, handle)
 
     def meters_poll(self) -> Poll:
-        request = f.selected_meters_request(self.address, list(METER_CODES))
-        return self._data_poll(
-            request, partial(f.decode_selected_meters, address=self.address), self.on_meters
-        )
+        lp = self.config.meters_lp
+        if lp in f.EXTENDED_METER_LPS:
+            request = f.extended_meters_request(self.address, list(METER_CODES), command=lp)
+            decode = partial(f.decode_extended_meters, address=self.address, command=lp)
+        else:
+            request = f.selected_meters_request(self.address, list(METER_CODES))
+            decode = partial(f.decode_selected_meters, address=self.address)
+        return self._data_poll(request, decode, self.on_meters)
 
     def _noop(self, value: Any) -> None:
         return None
