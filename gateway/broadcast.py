@@ -37,6 +37,7 @@ class ProgressiveBoard:
         self.fresh_for = fresh_for
         self.amounts: dict[tuple[int, int], int] = {}
         self.resets: dict[tuple[int, int], int] = {}
+        self.by_id: dict[int, int] = {}  # every amount heard, mapped or not: a new map needs no snapshot
         self.heard = float("-inf")
         self.hits = 0  # bumped on every hit: each line broadcasts at once when it sees a new value
         self.lock = threading.Lock()
@@ -44,11 +45,19 @@ class ProgressiveBoard:
     def heard_from_server(self, now: float | None = None) -> None:
         self.heard = time.monotonic() if now is None else now
 
-    def set_level(self, level_id: int, amount: int, reset: int | None = None) -> None:
-        key = self.mapping.get(level_id)
-        if key is None:
-            return
+    def set_mapping(self, mapping: dict[int, tuple[int, int]], resets: dict[tuple[int, int], int]) -> None:
+        """A new machine map from the server: the amounts already heard move to their new places."""
         with self.lock:
+            self.mapping = dict(mapping)
+            self.resets = {**self.resets, **resets}
+            self.amounts = {key: self.by_id[lid] for lid, key in mapping.items() if lid in self.by_id}
+
+    def set_level(self, level_id: int, amount: int, reset: int | None = None) -> None:
+        with self.lock:
+            self.by_id[level_id] = amount
+            key = self.mapping.get(level_id)
+            if key is None:
+                return
             self.amounts[key] = amount
             if reset is not None:
                 self.resets[key] = reset
@@ -106,10 +115,12 @@ class ServerChannel:
         url: str,
         board: ProgressiveBoard,
         on_command: Callable[[dict[str, Any]], None],
+        on_connect: Callable[[], None] | None = None,
     ) -> None:
         self.url = url
         self.board = board
         self.on_command = on_command
+        self.on_connect = on_connect  # e.g. fetch the machine map again: it may have changed meanwhile
         self.stop = threading.Event()
         self.outbox: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -141,6 +152,8 @@ class ServerChannel:
             try:
                 with connect(self.url, open_timeout=5) as ws:
                     log.info("server channel up")
+                    if self.on_connect is not None:
+                        self.on_connect()
                     self._pump(ws)
             except Exception as exc:  # any failure: wait and reconnect; the board goes stale meanwhile
                 log.warning("server channel down: %s", exc)
