@@ -31,8 +31,8 @@ METER_CODES = {
     0x0B: "bills_in",
     0x15: "ticket_in",
     0x16: "ticket_out",
-    0x1D: "machine_paid_progressive",
-    0x20: "attendant_paid_progressive",
+    0x1D: "progressive_machine_paid",
+    0x20: "progressive_attendant_paid",
 }
 COUNT_METERS = {"games_played"}
 

@@ -126,8 +126,8 @@ def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path)
         assert last["games_played"] == 3
         assert last["coin_in"] == 13 * 50
         assert last["jackpot"] == 150000
-        assert last["attendant_paid_progressive"] == 150000
-        assert last["machine_paid_progressive"] == 5000
+        assert last["progressive_attendant_paid"] == 150000
+        assert last["progressive_machine_paid"] == 5000
         seqs = [e["seq"] for e in events(gateway)]
         assert seqs == list(range(1, len(seqs) + 1))
     finally:
