@@ -1,0 +1,194 @@
+"""The real stack for the gateway end-to-end tests: a PostgreSQL cluster and a Redis of their own,
+uvicorn, a Celery worker and beat (tests/slots/fault_stack.py), emulated SAS machines on pseudo-terminal
+pairs in this process, and the gateway as its own process (it is SIGKILLed in a test)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bench.stack import ROOT
+from gateway.egm.machine import Egm, EgmConfig
+from gateway.tests.conftest import PtyLine
+from tests.slots.fault_stack import FaultStack, PrivatePostgres, PrivateRedis, manage
+
+MACHINES = 4
+
+
+def wait_until(check: Callable[[], object], timeout: float, what: str) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@dataclass
+class Floor:
+    key: str
+    sas: list[str]
+    json: list[str]
+    levels: dict[str, int]
+
+
+class GatewayProcess:
+    """`python -m gateway` over the given lines, with its own store file; killable, restartable."""
+
+    def __init__(self, url: str, key: str, lines: dict[str, list[tuple[str, Egm]]], folder: Path) -> None:
+        self.folder = folder
+        self.store = str(folder / "events.sqlite3")
+        self.config = folder / "gateway.toml"
+        self.config.write_text(self._toml(url, key, lines))
+        self.process: subprocess.Popen | None = None
+        self.log = folder / "gateway.log"
+
+    def _toml(self, url: str, key: str, lines: dict[str, list[tuple[str, Egm]]]) -> str:
+        websocket = url.replace("http://", "ws://") + f"/ws/gateway/?token={key}"
+        text = f'[server]\nurl = "{url}"\nkey = "{key}"\nstore = "{self.store}"\nwebsocket = "{websocket}"\n'
+        for device, machines in lines.items():
+            text += f'\n[[lines]]\ndevice = "{device}"\nwakeup = "none"\nfirst_byte = 0.2\ngap = 0.1\n'
+            for code, egm in machines:
+                text += (
+                    f'\n[[lines.machines]]\ncode = "{code}"\naddress = {egm.address}\n'
+                    f"denomination = {egm.config.denomination}\nmeters_every = 3600\n"
+                )
+        return text
+
+    def start(self) -> GatewayProcess:
+        log = open(self.log, "ab")  # noqa: SIM115 - closed with the process
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gateway", "--config", str(self.config)],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        return self
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def backlog(self) -> int:
+        """Events captured and not yet accounted for by the server (read beside the running gateway)."""
+        with sqlite3.connect(self.store, timeout=5) as db:
+            return db.execute("SELECT count(*) FROM outbox").fetchone()[0]
+
+    def rejected(self) -> list[tuple]:
+        with sqlite3.connect(self.store, timeout=5) as db:
+            return db.execute("SELECT body, error FROM rejected").fetchall()
+
+    def seqs(self) -> dict[str, int]:
+        """The last seq the gateway gave each machine: every event it ever captured."""
+        with sqlite3.connect(self.store, timeout=5) as db:
+            return dict(db.execute("SELECT machine, seq FROM machine_seq").fetchall())
+
+
+@dataclass
+class E2E:
+    postgres: PrivatePostgres
+    stack: FaultStack
+    floor: Floor
+    egms: dict[str, Egm]
+    lines: list[PtyLine]
+    gateway: GatewayProcess
+    env: dict[str, str]
+
+    def query(self, sql: str, *args: object) -> list[tuple]:
+        return self.postgres.query(sql % args if args else sql)
+
+    def applied_events(self, machines: list[str]) -> list[tuple]:
+        """(machine, seq, type, wager) of the machines' applied events, in seq order."""
+        codes = ", ".join(f"'{m}'" for m in machines)
+        return self.query(
+            "SELECT m.asset_number, e.seq, e.type, e.wager_cents FROM slots_machineevent e "
+            "JOIN slots_slotmachine m ON m.id = e.machine_id "
+            f"WHERE m.asset_number IN ({codes}) ORDER BY m.asset_number, e.seq"
+        )
+
+    def all_delivered(self, timeout: float = 20) -> None:
+        """Waits until every machine reported its exceptions, the gateway's store is empty and the
+        server applied every event it holds; no event may have been rejected."""
+        wait_until(
+            lambda: not any(egm.queue for egm in self.egms.values()), timeout, "the machines' exceptions"
+        )
+        time.sleep(0.5)  # the last exception is taken off the queue just before the gateway keeps it
+        wait_until(lambda: self.gateway.backlog() == 0, timeout, "the gateway's backlog to drain")
+        assert self.gateway.rejected() == []
+        deadline = time.monotonic() + timeout
+        while self.query("SELECT count(*) FROM slots_machineevent WHERE pending") != [(0,)]:
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    "games or jackpots not applied: "
+                    + repr(
+                        self.query("SELECT machine_id, seq, type, at FROM slots_machineevent WHERE pending")
+                    )
+                )
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="package")
+def e2e() -> Iterator[E2E]:
+    postgres = PrivatePostgres().start()
+    redis = PrivateRedis().start()
+    stack, lines, gateway = None, [], None
+    try:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.test_settings",
+            "DATABASE_URL": postgres.url,
+            "REDIS_URL": redis.url,
+            "CELERY_TASK_ALWAYS_EAGER": "0",
+        }
+        manage(env, "manage.py", "migrate", "--no-input", "-v0")
+        raw = json.loads(manage(env, "-m", "tests.gateway_e2e.floor", str(MACHINES)))
+        floor = Floor(raw["key"], raw["machines"]["sas"], raw["machines"]["json"], raw["levels"])
+        stack = FaultStack(postgres.url, redis.url, extra_env={"DATABASE_POOL_SIZE": "4"}).start()
+        egms = {
+            code: Egm(EgmConfig(address=1 + i % 2, denomination=50, seed=i), now=time.monotonic())
+            for i, code in enumerate(floor.sas)
+        }
+        by_line: dict[str, list[tuple[str, Egm]]] = {}
+        for pair in range(0, len(floor.sas), 2):  # two machines per line: multi-drop addressing too
+            codes = floor.sas[pair : pair + 2]
+            line = PtyLine([egms[c] for c in codes])
+            line.thread.start()
+            lines.append(line)
+            by_line[line.device] = [(c, egms[c]) for c in codes]
+        folder = Path(
+            tempfile.mkdtemp(prefix="gateway-e2e-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        )
+        gateway = GatewayProcess(stack.url, floor.key, by_line, folder).start()
+        for egm in egms.values():
+            wait_until(lambda egm=egm: egm.rte, 20, "the gateway to turn real-time events on")
+        yield E2E(postgres, stack, floor, egms, lines, gateway, env)
+    finally:
+        if gateway is not None:
+            gateway.stop()
+        for line in lines:
+            line.close()
+        if stack is not None:
+            stack.stop()
+        redis.stop()
+        postgres.stop()
