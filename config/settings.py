@@ -342,6 +342,12 @@ SIGNAGE_GATHER_MILLISECONDS = env_int("SIGNAGE_GATHER_MILLISECONDS", 50, minimum
 SIGNAGE_HEARTBEAT_SECONDS = env_decimal("SIGNAGE_HEARTBEAT_SECONDS", "4")
 if not Decimal("0.01") <= SIGNAGE_HEARTBEAT_SECONDS <= Decimal("5"):
     raise ImproperlyConfigured("SIGNAGE_HEARTBEAT_SECONDS must be between 0.01 and 5.")
+# The SAS gateway's websocket sends a heartbeat at least this often (its machines need a broadcast every
+# 5 s and it stops broadcasting when the server has been silent for its `fresh_for`); each heartbeat also
+# checks that the gateway key is still current.
+GATEWAY_HEARTBEAT_SECONDS = env_decimal("GATEWAY_HEARTBEAT_SECONDS", "2")
+if not Decimal("0.01") <= GATEWAY_HEARTBEAT_SECONDS <= Decimal("5"):
+    raise ImproperlyConfigured("GATEWAY_HEARTBEAT_SECONDS must be between 0.01 and 5.")
 # How often each server process re-evaluates the link state of the progressives its signs show.
 SIGNAGE_LINK_CHECK_SECONDS = env_decimal("SIGNAGE_LINK_CHECK_SECONDS", "2")
 if SIGNAGE_LINK_CHECK_SECONDS <= 0:

@@ -7,6 +7,7 @@ carries them); rates are exact Decimals. No float touches money.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -30,6 +31,14 @@ class Progressive(models.Model):
         verbose_name=_("machines"),
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    # The SAS progressive group the venue gateways broadcast this progressive's levels under (each level
+    # by its ``sas_level``); its SAS machines carry the same ``sas_group``. 0: not broadcast over SAS.
+    sas_group = models.PositiveSmallIntegerField(
+        _("SAS progressive group"),
+        default=0,
+        validators=[MaxValueValidator(255)],
+        help_text=_("0: not on SAS."),
+    )
 
     class Meta:
         ordering = ["name", "id"]
@@ -100,9 +109,26 @@ class Level(models.Model):
     trigger_mc = models.BigIntegerField(
         _("mystery trigger (millicents)"), null=True, blank=True, editable=False
     )
+    # The level's number within its progressive's SAS group (01 = top in LP 80/86); empty: not on SAS.
+    sas_level = models.PositiveSmallIntegerField(
+        _("SAS level"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(32)],
+        help_text=_("1-32 within the progressive's SAS group; empty: not on SAS."),
+    )
 
     class Meta:
         ordering = ["progressive_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["progressive", "sas_level"], name="level_sas_level_unique_per_progressive"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(sas_level__isnull=True) | models.Q(sas_level__gte=1, sas_level__lte=32),
+                name="level_sas_level_range",
+            ),
+        ]
         verbose_name = _("level")
         verbose_name_plural = _("levels")
 
@@ -451,3 +477,37 @@ from jackpots.tables.models import (  # noqa: E402, F401
     TableRound,
     TableSeat,
 )
+
+
+class SasAward(models.Model):
+    """What a venue's SAS gateway answered for a mystery hit it was asked to credit to its machine
+    (``award_result``, gateway/README.md "Server route"). One answer per hit: the first is kept and a
+    replay changes nothing. ``paid``: the machine credited ``paid_cents`` by legacy bonus (whole credits,
+    so it may be less than ``asked_cents``; the difference is kept) and the hit is paid by the machine;
+    ``handpay``: above the machine's limit, the hit stays for the attendants."""
+
+    class Status(models.TextChoices):
+        PAID = "paid", _("Credited by the machine")
+        HANDPAY = "handpay", _("Handpay by an attendant")
+
+    hit = models.OneToOneField(Hit, on_delete=models.PROTECT, related_name="sas_award", verbose_name=_("hit"))
+    machine = models.ForeignKey(
+        "slots.SlotMachine", on_delete=models.PROTECT, related_name="+", verbose_name=_("slot machine")
+    )
+    status = models.CharField(_("outcome"), max_length=8, choices=Status.choices)
+    asked_cents = models.BigIntegerField(_("amount asked (cents)"))
+    paid_cents = models.BigIntegerField(_("amount credited (cents)"), default=0)
+    difference_cents = models.BigIntegerField(
+        _("credited minus asked (cents)"),
+        default=0,
+        help_text=_("Nonzero: the machine credited another amount."),
+    )
+    at = models.DateTimeField(_("answered at"))
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name = _("SAS award")
+        verbose_name_plural = _("SAS awards")
+
+    def __str__(self) -> str:
+        return f"{self.hit} {self.status}"

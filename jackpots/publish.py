@@ -21,6 +21,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from jackpots.gateway.selectors import handpay_reset_target
 from jackpots.signage.selectors import hit_message, level_updates
 
 logger = logging.getLogger(__name__)
@@ -28,6 +29,12 @@ logger = logging.getLogger(__name__)
 
 def progressive_group(progressive_id: int) -> str:
     return f"signage.progressive.{progressive_id}"
+
+
+def gateway_group(venue_id: int) -> str:
+    """The venue's SAS gateway connections (``jackpots.gateway.consumers``); amounts and hits reach them
+    through the progressives' groups above, like the signs."""
+    return f"gateway.venue.{venue_id}"
 
 
 async def _group_send_all(messages: list[tuple[str, dict]]) -> None:
@@ -99,3 +106,12 @@ def hit_announced(hit_id: int) -> None:
         return
     progressive_id, message = found
     _publish([(progressive_group(progressive_id), message)])
+
+
+def hit_paid(hit_id: int) -> None:
+    """A hit was paid by the floor: a SAS machine in handpay lockup is reset by its venue's gateway."""
+    found = handpay_reset_target(hit_id)
+    if found is None:
+        return
+    venue_id, frame = found
+    _publish([(gateway_group(venue_id), {"type": "gateway.command", "frame": frame})])

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -46,19 +48,81 @@ class SlotMachine(models.Model):
     last_game_at = models.DateTimeField(_("last game at"), null=True, blank=True)
     # Seq of the status event the flags above come from: a late, older status does not overwrite them.
     status_seq = models.BigIntegerField(_("status event seq"), null=True, blank=True, editable=False)
+    # Where the venue's SAS gateway finds the machine (gateway/README.md): a serial line it names and the
+    # machine's SAS address on it. A machine with no address is not on SAS.
+    sas_address = models.PositiveSmallIntegerField(
+        _("SAS address"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(127)],
+        help_text=_("1-127 on its serial line; empty: not on SAS."),
+    )
+    sas_line = models.CharField(
+        _("SAS line"), max_length=32, blank=True, help_text=_("The gateway's serial line, e.g. line-1.")
+    )
+    sas_group = models.PositiveSmallIntegerField(
+        _("SAS progressive group"),
+        default=0,
+        validators=[MaxValueValidator(255)],
+        help_text=_("The group whose broadcasts the machine shows; 0: none."),
+    )
+    sas_handpay_limit_cents = models.PositiveBigIntegerField(
+        _("SAS handpay limit (cents)"),
+        null=True,
+        blank=True,
+        help_text=_("Awards above this are paid by an attendant, not credited by the gateway."),
+    )
 
     class Meta:
         ordering = ["asset_number"]
         verbose_name = _("slot machine")
         verbose_name_plural = _("slot machines")
         indexes = [models.Index(fields=["status", "last_seen"], name="machine_status_seen")]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(sas_address__isnull=True)
+                | models.Q(sas_address__gte=1, sas_address__lte=127),
+                name="machine_sas_address_range",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.asset_number} {self.game_title}"
 
+    def clean(self) -> None:
+        super().clean()
+        sas_machine_check(self)
+
     @property
     def venue(self):
         return self.room.venue
+
+
+def sas_machine_check(machine: SlotMachine) -> None:
+    """A machine on SAS has both a line and an address, and no other machine of its venue holds the same
+    address on the same line (the gateway could not tell them apart)."""
+    machine.sas_line = machine.sas_line.strip()
+    if (machine.sas_address is None) != (not machine.sas_line):
+        raise ValidationError(
+            _("A machine on SAS needs both its SAS line and its SAS address; leave both empty otherwise.")
+        )
+    if machine.sas_address is None or machine.room_id is None:
+        return
+    clash = (
+        SlotMachine.objects.filter(
+            room__venue_id=machine.room.venue_id, sas_line=machine.sas_line, sas_address=machine.sas_address
+        )
+        .exclude(pk=machine.pk)
+        .values_list("asset_number", flat=True)
+        .first()
+    )
+    if clash is not None:
+        raise ValidationError(
+            {
+                "sas_address": _("%(machine)s already has SAS address %(address)s on line %(line)s.")
+                % {"machine": clash, "address": machine.sas_address, "line": machine.sas_line}
+            }
+        )
 
 
 class Credential(models.Model):

@@ -363,6 +363,7 @@ def hit_pay(hit: Hit, user) -> Hit:
             )
         hit.state, hit.paid_by, hit.paid_at = Hit.State.PAID, user, timezone.now()
         hit.save(update_fields=["state", "paid_by", "paid_at"])
+        transaction.on_commit(lambda hit_id=hit.pk: publish.hit_paid(hit_id))
     return hit
 
 

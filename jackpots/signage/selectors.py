@@ -98,6 +98,7 @@ def hit_message(hit_id: int) -> tuple[int, dict] | None:
     }
     return hit.level.progressive_id, {
         "type": "hit.announced",
+        "hit": hit.id,
         "frame": frame,
         "pool_currency": hit.level.progressive.currency,
         "cents": {"amount": hit.amount_cents, "reset": hit.level.reset_mc // 1000},

@@ -1,0 +1,130 @@
+"""The SAS gateway's websocket, ``/ws/gateway/?token=<venue gateway key>`` (gateway/README.md "Server
+route").
+
+Thin: reads are selectors, the award answer a service. One connection per venue gateway, so it joins the
+progressives' groups itself (no shared hub as for a thousand signs): the engine's after-commit publish
+(``jackpots.publish``) reaches it exactly as it reaches the signs, and the venue's gateway group carries
+the commands the floor's actions cause (a paid handpay). On connect it sends the snapshot, then what is
+still open in the database (unanswered awards, handpay resets), so nothing depends on a message that
+went out while the gateway was away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from urllib.parse import parse_qs
+
+import orjson
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.utils import timezone
+
+from floor.origins import websocket_origin_allowed
+from jackpots.gateway.selectors import (
+    award_for_hit,
+    awards_open,
+    gateway_key_active,
+    gateway_progressive_ids,
+    gateway_snapshot,
+    gateway_venue,
+    handpay_resets_open,
+)
+from jackpots.gateway.services import GatewayRefused, award_result_record
+from jackpots.publish import gateway_group, progressive_group
+
+# As the signs: a missing, unknown or revoked key (also one revoked while connected).
+CLOSE_UNAUTHORIZED = 4401
+
+
+class GatewayConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.venue_id: int | None = None
+        self.joined: list[str] = []
+        self.shown_seq: dict[int, int] = {}
+        self.heartbeat_task: asyncio.Task | None = None
+        if not websocket_origin_allowed(self.scope):
+            await self.close()  # before accept: the handshake is refused with 403
+            return
+        self.token = parse_qs(self.scope.get("query_string", b"").decode("latin1")).get("token", [""])[0]
+        venue_id = await database_sync_to_async(gateway_venue)(self.token)
+        await self.accept()
+        if venue_id is None:
+            await self.close(code=CLOSE_UNAUTHORIZED)
+            return
+        self.venue_id = venue_id
+        progressive_ids = await database_sync_to_async(gateway_progressive_ids)(venue_id)
+        # Join before reading the snapshot: a change committed in between arrives as a newer update.
+        for group in [gateway_group(venue_id), *map(progressive_group, progressive_ids)]:
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.joined.append(group)
+        await self.send_snapshot(progressive_ids)
+        for frame in await database_sync_to_async(self.open_commands)():
+            await self.send_json(frame)
+        self.heartbeat_task = asyncio.get_running_loop().create_task(self.heartbeat())
+
+    def open_commands(self) -> list[dict]:
+        return [*awards_open(self.venue_id), *handpay_resets_open(self.venue_id)]
+
+    async def send_snapshot(self, progressive_ids: list[int]) -> None:
+        jackpots = await database_sync_to_async(gateway_snapshot)(progressive_ids)
+        for jackpot in jackpots:
+            for level in jackpot["levels"]:
+                self.shown_seq[level["id"]] = level["seq"]
+        await self.send_json({"type": "snapshot", "jackpots": jackpots})
+
+    async def disconnect(self, code: int) -> None:
+        if self.heartbeat_task is not None:
+            self.heartbeat_task.cancel()
+        for group in self.joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def send_json(self, frame: dict) -> None:
+        await self.send(text_data=orjson.dumps(frame).decode())
+
+    # --- from the gateway -------------------------------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            message = orjson.loads(text_data if text_data is not None else bytes_data or b"")
+        except orjson.JSONDecodeError:
+            message = None
+        try:
+            if not isinstance(message, dict) or message.get("type") != "award_result":
+                raise GatewayRefused("invalid_message")
+            answer = await database_sync_to_async(award_result_record)(self.venue_id, message)
+        except GatewayRefused as refused:
+            answer = refused.message()
+        await self.send_json(answer)
+
+    # --- from the channel layer (the engine's and the floor's after-commit publish) ---------------------
+
+    async def levels_changed(self, message: dict) -> None:
+        levels = []
+        for level in message["levels"]:
+            if level["seq"] > self.shown_seq.get(level["id"], -1):
+                self.shown_seq[level["id"]] = level["seq"]
+                levels.append({"id": level["id"], "amount_eur": level["amount_eur"], "seq": level["seq"]})
+        if levels:
+            await self.send_json({"type": "update", "levels": levels})
+
+    async def hit_announced(self, message: dict) -> None:
+        await self.send_json(message["frame"])
+        if "hit" in message:
+            award = await database_sync_to_async(award_for_hit)(message["hit"], self.venue_id)
+            if award is not None:
+                await self.send_json(award)
+
+    async def gateway_command(self, message: dict) -> None:
+        await self.send_json(message["frame"])
+
+    # --- heartbeat and key ------------------------------------------------------------------------------
+
+    async def heartbeat(self) -> None:
+        interval = float(settings.GATEWAY_HEARTBEAT_SECONDS)
+        while True:
+            await asyncio.sleep(interval)
+            if not await database_sync_to_async(gateway_key_active)(self.token):
+                await self.close(code=CLOSE_UNAUTHORIZED)
+                return
+            await self.send_json({"type": "heartbeat", "at": timezone.now().isoformat()})

@@ -1,0 +1,140 @@
+"""What a venue's SAS gateway tells the server: the outcome of a mystery award (``award_result``).
+
+The first answer for an award is recorded, in one transaction under the hit's row lock; the same answer
+again changes nothing (a gateway re-sends what it is not sure reached us), another answer is refused.
+``paid`` pays the hit by the machine (no attendant, no user: the ``SasAward`` row is its record, with the
+amount credited and the difference to the amount asked); ``handpay`` leaves the hit open for the
+attendants' verify and pay.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+
+from jackpots.models import Hit, HitKind, SasAward
+
+logger = logging.getLogger(__name__)
+
+# The stable codes of the gateway channel's refusals, each with its sentence (gateway/README.md).
+GATEWAY_ERRORS: dict[str, str] = {
+    "invalid_message": "A message must be a JSON object with a known `type`.",
+    "invalid_award": "`award` must be the integer id of an award sent to this gateway.",
+    "unknown_award": "No award with this id was sent to this gateway.",
+    "machine_mismatch": "`machine` is not the machine the award was sent for.",
+    "amount_mismatch": "`amount` is not the amount the award asked for.",
+    "invalid_status": "`status` must be paid or handpay.",
+    "invalid_paid": "`paid` must be an integer number of cents, more than 0 and at most `amount`.",
+    "award_answered": "This award was already answered with another outcome.",
+}
+
+
+class GatewayRefused(Exception):
+    """A gateway message refused with one of GATEWAY_ERRORS; nothing was changed."""
+
+    def __init__(self, code: str, award: object = None) -> None:
+        super().__init__(code)
+        self.code = code
+        self.award = award
+
+    def message(self) -> dict:
+        frame = {"type": "error", "error": self.code, "detail": GATEWAY_ERRORS[self.code]}
+        if isinstance(self.award, int) and not isinstance(self.award, bool):
+            frame["award"] = self.award
+        return frame
+
+
+@dataclass(frozen=True)
+class AwardAnswer:
+    award: int
+    status: str
+    paid: int
+
+
+def _whole_cents(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def award_answer_parse(message: dict) -> AwardAnswer:
+    """The checked fields of an ``award_result`` (without looking at the database)."""
+    award = _whole_cents(message.get("award"))
+    if award is None or award <= 0:
+        raise GatewayRefused("invalid_award")
+    status = message.get("status")
+    if status not in SasAward.Status.values:
+        raise GatewayRefused("invalid_status", award)
+    paid = 0
+    if status == SasAward.Status.PAID:
+        paid = _whole_cents(message.get("paid"))
+        if paid is None or paid <= 0:
+            raise GatewayRefused("invalid_paid", award)
+    return AwardAnswer(award, status, paid)
+
+
+def _award_hit_lock(answer: AwardAnswer, venue_id: int, message: dict) -> Hit:
+    hit = (
+        Hit.objects.select_for_update(of=("self",))
+        .select_related("machine")
+        .filter(
+            id=answer.award,
+            kind=HitKind.MYSTERY,
+            machine__room__venue_id=venue_id,
+            machine__sas_address__isnull=False,
+        )
+        .first()
+    )
+    if hit is None:
+        raise GatewayRefused("unknown_award", answer.award)
+    if message.get("machine") != hit.machine.asset_number:
+        raise GatewayRefused("machine_mismatch", answer.award)
+    if message.get("amount") != hit.amount_cents or _whole_cents(message.get("amount")) is None:
+        raise GatewayRefused("amount_mismatch", answer.award)
+    if answer.paid > hit.amount_cents:
+        raise GatewayRefused("invalid_paid", answer.award)
+    return hit
+
+
+def award_result_record(venue_id: int, message: dict) -> dict:
+    """Records the gateway's ``award_result``; returns the ``award_recorded`` acknowledgement (also for a
+    replay of the recorded answer). Raises GatewayRefused, changing nothing."""
+    answer = award_answer_parse(message)
+    with transaction.atomic():
+        hit = _award_hit_lock(answer, venue_id, message)
+        known = SasAward.objects.filter(hit=hit).first()
+        if known is None:
+            known = _award_record(hit, answer)
+        elif (known.status, known.paid_cents) != (answer.status, answer.paid):
+            raise GatewayRefused("award_answered", answer.award)
+    return {"type": "award_recorded", "award": hit.id, "status": known.status, "paid": known.paid_cents}
+
+
+def _award_record(hit: Hit, answer: AwardAnswer) -> SasAward:
+    now = timezone.now()
+    paid = answer.status == SasAward.Status.PAID
+    record = SasAward.objects.create(
+        hit=hit,
+        machine_id=hit.machine_id,
+        status=answer.status,
+        asked_cents=hit.amount_cents,
+        paid_cents=answer.paid,
+        difference_cents=answer.paid - hit.amount_cents if paid else 0,
+        at=now,
+    )
+    if paid and hit.state in (Hit.State.HIT, Hit.State.VERIFIED):
+        hit.state, hit.paid_at = Hit.State.PAID, now
+        hit.save(update_fields=["state", "paid_at"])
+    elif paid:
+        # Voided (or paid by hand) meanwhile: the machine has credited it all the same. Kept on record.
+        logger.warning("hit %s is %s but its machine credited %s cents", hit.id, hit.state, answer.paid)
+    if record.difference_cents:
+        logger.warning(
+            "hit %s: machine %s credited %s cents of %s asked",
+            hit.id,
+            hit.machine.asset_number,
+            answer.paid,
+            hit.amount_cents,
+        )
+    return record

@@ -1,0 +1,106 @@
+"""GET /api/v1/gateway/config: the venue's SAS machines and groups, for its gateway key only."""
+
+from __future__ import annotations
+
+import pytest
+
+from floor.services import credentials_revoke, machine_key_issue
+from jackpots.models import Progressive
+from slots.models import GatewayKey
+from tests.factories import LevelFactory, ProgressiveMachineFactory
+from tests.jackpots.gateway.conftest import Floor
+
+URL = "/api/v1/gateway/config"
+
+
+def get(client, key: str | None):
+    headers = {} if key is None else {"HTTP_AUTHORIZATION": f"Bearer {key}"}
+    return client.get(URL, **headers)
+
+
+def test_the_venues_sas_machines_and_groups(client, floor_db: Floor):
+    response = get(client, floor_db.token)
+    assert response.status_code == 200
+    assert response.json() == {
+        "machines": [
+            {
+                "code": "NOG-0101",
+                "line": "line-1",
+                "address": 1,
+                "denomination": 50,
+                "group": 1,
+                "max_bet": 450,
+                "handpay_limit": 120_000,
+            },
+            {
+                "code": "NOG-0102",
+                "line": "line-1",
+                "address": 2,
+                "denomination": 2,
+                "group": 1,
+                "max_bet": 200,
+                "handpay_limit": None,
+            },
+        ],
+        "groups": [
+            {
+                "group": 1,
+                "progressive": floor_db.progressive.id,
+                "broadcast_lp": 0x86,
+                "levels": {"1": floor_db.grand.id, "2": floor_db.minor.id},
+                "reset_eur": {"1": "1000.00", "2": "100.00"},
+            }
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("key", "code"), [(None, "missing_key"), ("", "missing_key"), ("gw_unknown", "invalid_key")]
+)
+def test_without_a_valid_key_401(client, floor_db: Floor, key, code):
+    response = get(client, key)
+    assert (response.status_code, response.json()["error"]) == (401, code)
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_a_revoked_gateway_key_401(client, floor_db: Floor):
+    credentials_revoke(GatewayKey.objects.all())
+    response = get(client, floor_db.token)
+    assert (response.status_code, response.json()["error"]) == (401, "invalid_key")
+
+
+def test_a_machine_key_is_refused_403(client, floor_db: Floor):
+    key = machine_key_issue(floor_db.sas1)[1]
+    response = get(client, key)
+    assert response.status_code == 403
+    assert response.json() == {
+        "error": "gateway_key_required",
+        "detail": "Only a venue's gateway key may read its gateway configuration.",
+    }
+
+
+def test_post_is_405(client, floor_db: Floor):
+    response = client.post(
+        URL, {}, content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {floor_db.token}"
+    )
+    assert (response.status_code, response.json()["error"]) == (405, "method_not_allowed")
+
+
+def test_two_progressives_on_one_group_409_names_both(client, floor_db: Floor):
+    other = Progressive.objects.create(name="Grease", kind=Progressive.Kind.LINKED, sas_group=1)
+    LevelFactory(progressive=other, sas_level=1)
+    ProgressiveMachineFactory(progressive=other, machine=floor_db.sas2)
+    response = get(client, floor_db.token)
+    assert response.status_code == 409
+    assert response.json() == {
+        "error": "sas_group_conflict",
+        "detail": "SAS group 1 is used by both Diamond Vault and Grease; give each progressive its own group.",
+    }
+
+
+def test_a_venue_without_sas_machines_gets_empty_lists(client, floor_db: Floor):
+    from floor.services import gateway_key_issue
+    from tests.factories import VenueFactory
+
+    key = gateway_key_issue(VenueFactory(code="VEN"))[1]
+    assert get(client, key).json() == {"machines": [], "groups": []}

@@ -1,0 +1,349 @@
+"""The gateway's websocket through the real ASGI application and channel layer (gateway/README.md
+"Server route")."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+import pytest
+from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
+
+from floor.services import credentials_revoke, gateway_key_issue
+from jackpots import publish
+from jackpots.models import Hit, Level, SasAward
+from jackpots.services import hit_pay, hit_verify
+from slots.models import GatewayKey, SlotMachine
+from tests.factories import VenueFactory
+from tests.jackpots.gateway.conftest import (
+    SOCKET_TESTS,
+    Floor,
+    gateway_open,
+    mystery_hit,
+    receive_until,
+)
+
+pytestmark = SOCKET_TESTS
+
+
+def snapshot_levels(frame: dict) -> list[dict]:
+    return [
+        {key: level[key] for key in ("id", "name", "amount_eur", "reset_eur", "seq")}
+        for jackpot in frame["jackpots"]
+        for level in jackpot["levels"]
+    ]
+
+
+async def test_snapshot_on_connect_rounds_down_and_carries_resets(floor: Floor):
+    ws = await gateway_open(floor.path)
+    frame = await ws.receive_json_from()
+    assert frame["type"] == "snapshot"
+    assert [jackpot["id"] for jackpot in frame["jackpots"]] == [floor.progressive.id]
+    assert snapshot_levels(frame) == [
+        {"id": floor.grand.id, "name": "Grand", "amount_eur": "1523.47", "reset_eur": "1000.00", "seq": 7},
+        {"id": floor.minor.id, "name": "Minor", "amount_eur": "105.00", "reset_eur": "100.00", "seq": 3},
+    ]
+    assert await ws.receive_nothing(timeout=0.2)
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize("token", ["", "gw_not-a-key"])
+async def test_a_bad_key_is_closed_4401(floor: Floor, token: str):
+    ws = await gateway_open(f"/ws/gateway/?token={token}")
+    assert await ws.receive_output(timeout=1) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_a_revoked_key_is_refused_and_a_connected_gateway_closed(floor: Floor, settings):
+    settings.GATEWAY_HEARTBEAT_SECONDS = Decimal("0.1")
+    ws = await gateway_open(floor.path)
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    await database_sync_to_async(credentials_revoke)(GatewayKey.objects.all())
+    frames = []
+    while (output := await ws.receive_output(timeout=2))["type"] == "websocket.send":
+        frames.append(output)
+    assert output == {"type": "websocket.close", "code": 4401}
+    again = await gateway_open(floor.path)
+    assert await again.receive_output(timeout=1) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_another_venues_key_sees_nothing_of_this_venue(floor: Floor):
+    other = await database_sync_to_async(lambda: gateway_key_issue(VenueFactory(code="VEN"))[1])()
+    ws = await gateway_open(f"/ws/gateway/?token={other}")
+    assert await ws.receive_json_from() == {"type": "snapshot", "jackpots": []}
+    await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525)
+    # No progressive of the other venue: nothing reaches it, neither the hit nor the award.
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
+
+
+async def test_a_foreign_origin_is_refused_at_the_handshake(floor: Floor):
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    ws = WebsocketCommunicator(application, floor.path, headers=[(b"origin", b"http://evil.example")])
+    connected, code = await ws.connect()
+    assert (connected, code) == (False, 1000)  # a close before accept: the server answers 403
+
+
+def level_set(level: Level, current_mc: int, seq: int) -> None:
+    Level.objects.filter(pk=level.pk).update(current_mc=current_mc, seq=seq)
+    publish.levels_changed([level.id])
+
+
+async def test_update_on_every_level_change_older_seqs_dropped(floor: Floor):
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from()
+    await database_sync_to_async(level_set)(floor.grand, 152_400_999, 8)
+    assert await ws.receive_json_from() == {
+        "type": "update",
+        "levels": [{"id": floor.grand.id, "amount_eur": "1524.00", "seq": 8}],
+    }
+    await database_sync_to_async(level_set)(floor.grand, 152_300_000, 6)  # older than shown: dropped
+    await database_sync_to_async(level_set)(floor.minor, 10_600_000, 4)
+    assert await ws.receive_json_from() == {
+        "type": "update",
+        "levels": [{"id": floor.minor.id, "amount_eur": "106.00", "seq": 4}],
+    }
+    await ws.disconnect()
+
+
+async def test_heartbeat_at_the_configured_interval(floor: Floor, settings):
+    settings.GATEWAY_HEARTBEAT_SECONDS = Decimal("0.2")
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from()
+    started = asyncio.get_running_loop().time()
+    beat = await ws.receive_json_from(timeout=2)
+    assert beat["type"] == "heartbeat" and set(beat) == {"type", "at"}
+    assert 0.15 <= asyncio.get_running_loop().time() - started < 1.5
+    await ws.disconnect()
+
+
+def machine_hit(floor: Floor) -> Hit:
+    hit = Hit.objects.create(
+        level=floor.grand,
+        machine=floor.sas2,
+        at=floor.grand.progressive.created_at,
+        amount_cents=152_347,
+        level_seq=8,
+        cycle=1,
+    )
+    publish.hit_announced(hit.id)
+    return hit
+
+
+async def test_a_machine_hit_is_sent_as_the_signs_see_it_and_no_award(floor: Floor):
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from()
+    await database_sync_to_async(machine_hit)(floor)
+    assert await ws.receive_json_from() == {
+        "type": "hit",
+        "level": floor.grand.id,
+        "amount_eur": "1523.47",
+        "machine": "NOG-0102",
+        "reset_eur": "1000.00",
+        "seq": 8,
+    }
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
+
+
+async def test_a_mystery_hit_of_a_sas_machine_is_sent_as_an_award(floor: Floor):
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from()
+    hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525)
+    frames = await receive_until(ws, "award")
+    assert frames[0]["type"] == "hit"
+    assert frames[1] == {"type": "award", "award": hit.id, "machine": "NOG-0101", "amount": 10_525}
+    await ws.disconnect()
+
+
+async def test_a_mystery_hit_of_a_machine_off_sas_is_no_award(floor: Floor):
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from()
+    await database_sync_to_async(mystery_hit)(floor.minor, floor.plain, 10_525)
+    assert (await ws.receive_json_from())["machine"] == "NOG-0103"
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
+
+
+async def test_unanswered_awards_are_sent_again_on_connect_until_answered(floor: Floor):
+    hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525, announce=False)
+    for _ in range(2):  # nothing answered: sent on every connection
+        ws = await gateway_open(floor.path)
+        frames = await receive_until(ws, "award")
+        assert [f["type"] for f in frames] == ["snapshot", "award"]
+        assert frames[1] == {"type": "award", "award": hit.id, "machine": "NOG-0101", "amount": 10_525}
+        await ws.disconnect()
+    ws = await gateway_open(floor.path)
+    await receive_until(ws, "award")
+    await ws.send_json_to(award_result(hit, "handpay"))
+    assert (await ws.receive_json_from())["type"] == "award_recorded"
+    await ws.disconnect()
+    ws = await gateway_open(floor.path)
+    assert (await ws.receive_json_from())["type"] == "snapshot"
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
+
+
+def award_result(hit: Hit, status: str, paid: int | None = None, **changes) -> dict:
+    """The gateway's answer for an award of NOG-0101 (every award of these tests is for it)."""
+    message = {
+        "type": "award_result",
+        "award": hit.id,
+        "machine": "NOG-0101",
+        "amount": hit.amount_cents,
+        "status": status,
+    }
+    if paid is not None:
+        message["paid"] = paid
+    return {**message, **changes}
+
+
+def award_state(hit: Hit) -> tuple:
+    hit.refresh_from_db()
+    award = SasAward.objects.filter(hit=hit).values_list(
+        "status", "asked_cents", "paid_cents", "difference_cents"
+    )
+    return hit.state, hit.paid_by_id, hit.paid_at is not None, list(award)
+
+
+async def test_paid_marks_the_hit_paid_by_the_machine_with_its_difference_once(floor: Floor):
+    hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525, announce=False)
+    ws = await gateway_open(floor.path)
+    await receive_until(ws, "award")
+    await ws.send_json_to(award_result(hit, "paid", 10_500))
+    assert await ws.receive_json_from() == {
+        "type": "award_recorded",
+        "award": hit.id,
+        "status": "paid",
+        "paid": 10_500,
+    }
+    recorded = await database_sync_to_async(award_state)(hit)
+    assert recorded == ("paid", None, True, [("paid", 10_525, 10_500, -25)])
+    paid_at = (await database_sync_to_async(Hit.objects.get)(pk=hit.pk)).paid_at
+    # The same answer again (a gateway that was not sure it reached us): acknowledged, nothing changes.
+    await ws.send_json_to(award_result(hit, "paid", 10_500))
+    assert (await ws.receive_json_from())["type"] == "award_recorded"
+    assert await database_sync_to_async(award_state)(hit) == recorded
+    assert (await database_sync_to_async(Hit.objects.get)(pk=hit.pk)).paid_at == paid_at
+    # Another answer for the same award is refused.
+    await ws.send_json_to(award_result(hit, "handpay"))
+    assert await ws.receive_json_from() == {
+        "type": "error",
+        "error": "award_answered",
+        "detail": "This award was already answered with another outcome.",
+        "award": hit.id,
+    }
+    assert await database_sync_to_async(award_state)(hit) == recorded
+    await ws.disconnect()
+
+
+async def test_handpay_leaves_the_hit_for_the_attendants(floor: Floor):
+    hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 150_000, announce=False)
+    ws = await gateway_open(floor.path)
+    await receive_until(ws, "award")
+    await ws.send_json_to(award_result(hit, "handpay"))
+    assert await ws.receive_json_from() == {
+        "type": "award_recorded",
+        "award": hit.id,
+        "status": "handpay",
+        "paid": 0,
+    }
+    assert await database_sync_to_async(award_state)(hit) == (
+        "hit",
+        None,
+        False,
+        [("handpay", 150_000, 0, 0)],
+    )
+    await ws.disconnect()
+
+
+BAD_ANSWERS = [
+    ("not json", "invalid_message"),
+    ([1, 2], "invalid_message"),
+    ({"type": "award"}, "invalid_message"),
+    ({"type": "award_result", "award": "7"}, "invalid_award"),
+    ({"type": "award_result", "award": True}, "invalid_award"),
+    ({"status": "lost"}, "invalid_status"),
+    ({"paid": None}, "invalid_paid"),
+    ({"status": "paid", "paid": 0}, "invalid_paid"),
+    ({"status": "paid", "paid": 1.5}, "invalid_paid"),
+    ({"status": "paid", "paid": 10_526}, "invalid_paid"),
+    ({"machine": "NOG-0102"}, "machine_mismatch"),
+    ({"amount": 10_000}, "amount_mismatch"),
+    ({"amount": "10525"}, "amount_mismatch"),
+    ({"award": 999_999}, "unknown_award"),
+]
+
+
+@pytest.mark.parametrize(("change", "code"), BAD_ANSWERS)
+async def test_bad_answers_are_refused_and_change_nothing(floor: Floor, change, code):
+    hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525, announce=False)
+    ws = await gateway_open(floor.path)
+    await receive_until(ws, "award")
+    if isinstance(change, dict) and change.get("type") != "award_result" and "type" not in change:
+        changed = {**award_result(hit, "paid", 10_500), **change}
+        await ws.send_json_to({key: value for key, value in changed.items() if value is not None})
+    elif isinstance(change, str):
+        await ws.send_to(text_data=change)
+    else:
+        await ws.send_json_to(change)
+    frame = await ws.receive_json_from()
+    assert (frame["type"], frame["error"]) == ("error", code)
+    assert await database_sync_to_async(award_state)(hit) == ("hit", None, False, [])
+    await ws.disconnect()
+
+
+async def test_an_award_of_another_venue_is_unknown(floor: Floor):
+    hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525, announce=False)
+    other = await database_sync_to_async(lambda: gateway_key_issue(VenueFactory(code="VEN"))[1])()
+    ws = await gateway_open(f"/ws/gateway/?token={other}")
+    await ws.receive_json_from()
+    await ws.send_json_to(award_result(hit, "paid", 10_525))
+    assert (await ws.receive_json_from())["error"] == "unknown_award"
+    assert await database_sync_to_async(award_state)(hit) == ("hit", None, False, [])
+    await ws.disconnect()
+
+
+def handpay_paid(floor: Floor, machine: SlotMachine) -> Hit:
+    SlotMachine.objects.filter(pk=machine.pk).update(handpay_locked=True)
+    hit = Hit.objects.create(
+        level=floor.grand,
+        machine=machine,
+        at=floor.progressive.created_at,
+        amount_cents=152_347,
+        level_seq=8,
+        cycle=1,
+    )
+    users = [get_user_model().objects.create_user(name) for name in ("attendant", "manager")]
+    hit = hit_verify(hit_verify(hit, users[0]), users[1])  # two people at or above the threshold
+    hit_pay(hit, users[0])
+    return hit
+
+
+async def test_a_paid_handpay_resets_the_sas_machine_then_on_every_connect_while_locked(floor: Floor):
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from()
+    await database_sync_to_async(handpay_paid)(floor, floor.sas2)
+    assert await ws.receive_json_from() == {"type": "handpay_reset", "machine": "NOG-0102"}
+    await ws.disconnect()
+    ws = await gateway_open(floor.path)
+    frames = await receive_until(ws, "handpay_reset")
+    assert frames[1:] == [{"type": "handpay_reset", "machine": "NOG-0102"}]
+    await ws.disconnect()
+    # The machine reported the reset: nothing more to send.
+    await database_sync_to_async(SlotMachine.objects.filter(pk=floor.sas2.pk).update)(handpay_locked=False)
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from()
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
+
+
+async def test_a_paid_hit_of_a_machine_off_sas_sends_no_reset(floor: Floor):
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from()
+    await database_sync_to_async(handpay_paid)(floor, floor.plain)
+    assert await ws.receive_nothing(timeout=0.3)
+    await ws.disconnect()
