@@ -40,6 +40,7 @@ class ProgressiveBoard:
         self.by_id: dict[int, int] = {}  # every amount heard, mapped or not: a new map needs no snapshot
         self.heard = float("-inf")
         self.hits = 0  # bumped on every hit: each line broadcasts at once when it sees a new value
+        self.changes = 0  # bumped when a broadcast amount changes: lines send it without waiting a period
         self.lock = threading.Lock()
 
     def heard_from_server(self, now: float | None = None) -> None:
@@ -58,6 +59,8 @@ class ProgressiveBoard:
             key = self.mapping.get(level_id)
             if key is None:
                 return
+            if self.amounts.get(key) != amount:
+                self.changes += 1
             self.amounts[key] = amount
             if reset is not None:
                 self.resets[key] = reset
@@ -81,18 +84,27 @@ class ProgressiveBoard:
 class GroupBroadcaster:
     """One line's broadcasts: the groups of its machines, each by LP 86 or by LP 80 per level."""
 
-    def __init__(self, board: ProgressiveBoard, groups: dict[int, int], every: float = 1.0) -> None:
+    def __init__(
+        self, board: ProgressiveBoard, groups: dict[int, int], every: float = 1.0, min_gap: float = 0.2
+    ) -> None:
         self.board = board
         self.groups = groups  # group -> 0x86 or 0x80
         self.every = every
+        # A changed amount goes out once `min_gap` s passed since the last broadcast, not a whole
+        # period later: the machines' displays follow the signs within a fraction of a second, and a
+        # busy server cannot make the line spend all its time on broadcasts.
+        self.min_gap = min_gap
         self.next_due = 0.0
+        self.last_sent = float("-inf")
         self.hits_seen = 0
+        self.changes_seen = 0
 
     def frames_due(self, now: float) -> list[bytes]:
-        hits = self.board.hits
-        if hits == self.hits_seen and now < self.next_due:
+        hits, changes = self.board.hits, self.board.changes
+        changed = changes != self.changes_seen and now >= self.last_sent + self.min_gap
+        if hits == self.hits_seen and now < self.next_due and not changed:
             return []
-        self.hits_seen = hits
+        self.hits_seen, self.changes_seen = hits, changes
         frames = []
         for group, lp in self.groups.items():
             levels = self.board.group_amounts(group, now)
@@ -104,6 +116,7 @@ class GroupBroadcaster:
                 frames.extend(f.single_broadcast(group, lvl, amt) for lvl, amt in sorted(levels.items()))
         if frames:  # while stale, look again at every step: fresh amounts go out at once
             self.next_due = now + self.every
+            self.last_sent = now
         return frames
 
 
