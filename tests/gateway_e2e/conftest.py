@@ -36,6 +36,31 @@ def wait_until(check: Callable[[], object], timeout: float, what: str) -> object
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+class RecordingEgm(Egm):
+    """An emulated machine that also remembers every exception it raised (53 must never be one)."""
+
+    def __init__(self, config: EgmConfig, now: float) -> None:
+        self.raised: list[int] = []
+        super().__init__(config, now)
+
+    def raise_exception(self, code: int, data: bytes = b"") -> None:
+        self.raised.append(code)
+        super().raise_exception(code, data)
+
+
+def emulated(index: int) -> RecordingEgm:
+    """The machines of floor.py: the first locks up in a handpay for a Grand (limit EUR 500)."""
+    config = EgmConfig(
+        address=1 + index % 2,
+        denomination=50,
+        group=1,
+        levels=[1, 2],
+        handpay_limit=50_000 if index == 0 else 200_000,
+        seed=index,
+    )
+    return RecordingEgm(config, now=time.monotonic())
+
+
 @dataclass
 class Floor:
     key: str
@@ -47,7 +72,7 @@ class Floor:
 class GatewayProcess:
     """`python -m gateway` over the given lines, with its own store file; killable, restartable."""
 
-    def __init__(self, url: str, key: str, lines: dict[str, list[tuple[str, Egm]]], folder: Path) -> None:
+    def __init__(self, url: str, key: str, lines: dict[str, str], folder: Path) -> None:
         self.folder = folder
         self.store = str(folder / "events.sqlite3")
         self.config = folder / "gateway.toml"
@@ -55,16 +80,16 @@ class GatewayProcess:
         self.process: subprocess.Popen | None = None
         self.log = folder / "gateway.log"
 
-    def _toml(self, url: str, key: str, lines: dict[str, list[tuple[str, Egm]]]) -> str:
+    def _toml(self, url: str, key: str, lines: dict[str, str]) -> str:
+        """The machines and groups come from the server's map; this file names the lines' devices."""
         websocket = url.replace("http://", "ws://") + f"/ws/gateway/?token={key}"
-        text = f'[server]\nurl = "{url}"\nkey = "{key}"\nstore = "{self.store}"\nwebsocket = "{websocket}"\n'
-        for device, machines in lines.items():
-            text += f'\n[[lines]]\ndevice = "{device}"\nwakeup = "none"\nfirst_byte = 0.2\ngap = 0.1\n'
-            for code, egm in machines:
-                text += (
-                    f'\n[[lines.machines]]\ncode = "{code}"\naddress = {egm.address}\n'
-                    f"denomination = {egm.config.denomination}\nmeters_every = 3600\n"
-                )
+        text = (
+            f'[server]\nurl = "{url}"\nkey = "{key}"\nstore = "{self.store}"\nwebsocket = "{websocket}"\n'
+            'config = "api"\n\n[machine_defaults]\nmeters_every = 3600\n'
+        )
+        for name, device in lines.items():
+            text += f'\n[[lines]]\nname = "{name}"\ndevice = "{device}"\nwakeup = "none"\n'
+            text += "first_byte = 0.2\ngap = 0.1\n"
         return text
 
     def start(self) -> GatewayProcess:
@@ -110,7 +135,7 @@ class E2E:
     postgres: PrivatePostgres
     stack: FaultStack
     floor: Floor
-    egms: dict[str, Egm]
+    egms: dict[str, RecordingEgm]
     lines: list[PtyLine]
     gateway: GatewayProcess
     env: dict[str, str]
@@ -165,23 +190,20 @@ def e2e() -> Iterator[E2E]:
         raw = json.loads(manage(env, "-m", "tests.gateway_e2e.floor", str(MACHINES)))
         floor = Floor(raw["key"], raw["machines"]["sas"], raw["machines"]["json"], raw["levels"])
         stack = FaultStack(postgres.url, redis.url, extra_env={"DATABASE_POOL_SIZE": "4"}).start()
-        egms = {
-            code: Egm(EgmConfig(address=1 + i % 2, denomination=50, seed=i), now=time.monotonic())
-            for i, code in enumerate(floor.sas)
-        }
-        by_line: dict[str, list[tuple[str, Egm]]] = {}
+        egms = {code: emulated(i) for i, code in enumerate(floor.sas)}
+        by_line: dict[str, str] = {}
         for pair in range(0, len(floor.sas), 2):  # two machines per line: multi-drop addressing too
-            codes = floor.sas[pair : pair + 2]
-            line = PtyLine([egms[c] for c in codes])
+            line = PtyLine([egms[c] for c in floor.sas[pair : pair + 2]])
             line.thread.start()
             lines.append(line)
-            by_line[line.device] = [(c, egms[c]) for c in codes]
+            by_line[f"line-{1 + pair // 2}"] = line.device
         folder = Path(
             tempfile.mkdtemp(prefix="gateway-e2e-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
         )
         gateway = GatewayProcess(stack.url, floor.key, by_line, folder).start()
         for egm in egms.values():
-            wait_until(lambda egm=egm: egm.rte, 20, "the gateway to turn real-time events on")
+            wait_until(lambda egm=egm: egm.rte and egm.progressive_enabled, 30, "sessions and broadcasts")
+            egm.raised.clear()
         yield E2E(postgres, stack, floor, egms, lines, gateway, env)
     finally:
         if gateway is not None:
