@@ -65,6 +65,18 @@ class ProgressiveBoard:
             if reset is not None:
                 self.resets[key] = reset
 
+    def hit_reported(self, level_id: int, amount: int, reset: int) -> None:
+        """The server says the level hit for `amount`: show its reset, unless the server's amount after
+        the hit already arrived (an update can overtake the hit message; it is below the hit's amount)."""
+        with self.lock:
+            if self.by_id.get(level_id, amount) < amount:
+                return
+            self.by_id[level_id] = reset
+            key = self.mapping.get(level_id)
+            if key is not None:
+                self.amounts[key] = reset
+                self.changes += 1
+
     def hit(self, group: int, level: int) -> None:
         """A machine hit this level: show its reset amount until the server sends the new one."""
         with self.lock:
@@ -154,7 +166,8 @@ class ServerChannel:
             for level in message.get("levels", []):
                 self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]))
         elif kind == "hit":
-            self.board.set_level(message["level"], eur_to_cents(message["reset_eur"]))
+            amount, reset = eur_to_cents(message["amount_eur"]), eur_to_cents(message["reset_eur"])
+            self.board.hit_reported(message["level"], amount, reset)
         elif kind in ("award", "handpay_reset"):
             self.on_command(message)
 

@@ -57,7 +57,9 @@ class Forwarder:
         self.store.done([row_id for row_id, _ in rows], rejected)
         return len(rows)
 
-    def run(self, idle: float = 0.5, max_backoff: float = 30.0) -> None:
+    def run(self, idle: float = 0.5, max_backoff: float = 5.0) -> None:
+        # At most 5 s between tries: once the server is back the backlog reaches the signs within
+        # seconds (a 30 s backoff kept it waiting half a minute), and one request per 5 s costs nothing.
         backoff = idle
         while not self.stop.is_set():
             sent = self.send_once()

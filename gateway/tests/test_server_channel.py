@@ -56,3 +56,17 @@ def test_snapshot_updates_commands_and_results_over_a_real_websocket():
             channel.stop.set()
             thread.join(timeout=5)
             server.shutdown()
+
+
+def test_a_hit_message_shows_the_reset_unless_the_amount_after_the_hit_came_first():
+    commands: list[dict[str, Any]] = []
+    board = ProgressiveBoard({17: (1, 1)}, fresh_for=10.0)
+    channel = ServerChannel("ws://unused", board, commands.append)
+    channel.handle({"type": "update", "levels": [{"id": 17, "amount_eur": "1988.20", "seq": 5}]})
+    hit = {"type": "hit", "level": 17, "amount_eur": "1988.20", "machine": "NOG-0101", "reset_eur": "1000.00"}
+    channel.handle(hit)  # before the update after the hit: the reset is shown at once
+    assert board.group_amounts(1, board.heard) == {1: 100000}
+    channel.handle({"type": "update", "levels": [{"id": 17, "amount_eur": "1000.04", "seq": 7}]})
+    channel.handle(hit)  # the same hit message arriving after that update changes nothing
+    assert board.group_amounts(1, board.heard) == {1: 100004}
+    assert commands == []

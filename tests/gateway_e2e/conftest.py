@@ -37,15 +37,21 @@ def wait_until(check: Callable[[], object], timeout: float, what: str) -> object
 
 
 class RecordingEgm(Egm):
-    """An emulated machine that also remembers every exception it raised (53 must never be one)."""
+    """An emulated machine that also remembers every exception it raised (53 must never be one) and
+    every legacy bonus it credited."""
 
     def __init__(self, config: EgmConfig, now: float) -> None:
         self.raised: list[int] = []
+        self.bonuses: list[int] = []  # credits of every legacy bonus paid
         super().__init__(config, now)
 
     def raise_exception(self, code: int, data: bytes = b"") -> None:
         self.raised.append(code)
         super().raise_exception(code, data)
+
+    def _bonus_paid(self, credits: int) -> None:
+        self.bonuses.append(credits)
+        super()._bonus_paid(credits)
 
 
 def emulated(index: int) -> RecordingEgm:
