@@ -38,6 +38,7 @@ class ProgressiveBoard:
         self.amounts: dict[tuple[int, int], int] = {}
         self.resets: dict[tuple[int, int], int] = {}
         self.by_id: dict[int, int] = {}  # every amount heard, mapped or not: a new map needs no snapshot
+        self.seqs: dict[int, int] = {}  # the server's value sequence of each level's last amount
         self.heard = float("-inf")
         self.hits = 0  # bumped on every hit: each line broadcasts at once when it sees a new value
         self.changes = 0  # bumped when a broadcast amount changes: lines send it without waiting a period
@@ -53,9 +54,11 @@ class ProgressiveBoard:
             self.resets = {**self.resets, **resets}
             self.amounts = {key: self.by_id[lid] for lid, key in mapping.items() if lid in self.by_id}
 
-    def set_level(self, level_id: int, amount: int, reset: int | None = None) -> None:
+    def set_level(self, level_id: int, amount: int, reset: int | None = None, seq: int | None = None) -> None:
         with self.lock:
             self.by_id[level_id] = amount
+            if seq is not None:
+                self.seqs[level_id] = seq
             key = self.mapping.get(level_id)
             if key is None:
                 return
@@ -65,11 +68,16 @@ class ProgressiveBoard:
             if reset is not None:
                 self.resets[key] = reset
 
-    def hit_reported(self, level_id: int, amount: int, reset: int) -> None:
+    def hit_reported(self, level_id: int, amount: int, reset: int, seq: int | None = None) -> None:
         """The server says the level hit for `amount`: show its reset, unless the server's amount after
-        the hit already arrived (an update can overtake the hit message; it is below the hit's amount)."""
+        the hit already arrived (an update can overtake the hit message). The hit's `seq` (the level's
+        value sequence at the hit) tells; without one, an amount below the hit's is taken as after it."""
         with self.lock:
-            if self.by_id.get(level_id, amount) < amount:
+            known = self.seqs.get(level_id)
+            if seq is not None and known is not None:
+                if known > seq:
+                    return
+            elif self.by_id.get(level_id, amount) < amount:
                 return
             self.by_id[level_id] = reset
             key = self.mapping.get(level_id)
@@ -161,13 +169,14 @@ class ServerChannel:
             for jackpot in message.get("jackpots", []):
                 for level in jackpot.get("levels", []):
                     reset = eur_to_cents(level["reset_eur"]) if "reset_eur" in level else None
-                    self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]), reset)
+                    amount = eur_to_cents(level["amount_eur"])
+                    self.board.set_level(level["id"], amount, reset, level.get("seq"))
         elif kind == "update":
             for level in message.get("levels", []):
-                self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]))
+                self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]), seq=level.get("seq"))
         elif kind == "hit":
             amount, reset = eur_to_cents(message["amount_eur"]), eur_to_cents(message["reset_eur"])
-            self.board.hit_reported(message["level"], amount, reset)
+            self.board.hit_reported(message["level"], amount, reset, message.get("seq"))
         elif kind in ("award", "handpay_reset"):
             self.on_command(message)
 

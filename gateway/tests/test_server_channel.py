@@ -70,3 +70,15 @@ def test_a_hit_message_shows_the_reset_unless_the_amount_after_the_hit_came_firs
     channel.handle(hit)  # the same hit message arriving after that update changes nothing
     assert board.group_amounts(1, board.heard) == {1: 100004}
     assert commands == []
+
+
+def test_a_hit_message_older_than_the_last_update_is_not_shown_even_below_its_amount():
+    """A mystery hit drawn just above the reset: the amount after it can be above the hit's amount."""
+    board = ProgressiveBoard({18: (1, 2)}, fresh_for=10.0)
+    channel = ServerChannel("ws://unused", board, lambda message: None)
+    channel.handle({"type": "update", "levels": [{"id": 18, "amount_eur": "100.02", "seq": 41}]})
+    hit = {"type": "hit", "level": 18, "amount_eur": "100.01", "reset_eur": "100.00", "seq": 40}
+    channel.handle(hit)
+    assert board.group_amounts(1, board.heard) == {2: 10002}
+    channel.handle({**hit, "seq": 41})  # a hit at the level's last known value: its reset is news
+    assert board.group_amounts(1, board.heard) == {2: 10000}
