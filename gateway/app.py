@@ -177,6 +177,12 @@ class GatewayCallbacks(Callbacks):
     def progressive_hit(self, group: int, level: int) -> None:
         self.gateway.board.hit(group, level)
 
+    def open_game_set(self, machine: str, credits: int | None) -> None:
+        self.gateway.store.open_game_set(machine, credits)
+
+    def open_game(self, machine: str) -> int | None:
+        return self.gateway.store.open_game(machine)
+
     def award_done(self, machine: str, award: dict[str, Any]) -> None:
         if self.gateway.channel is not None:
             self.gateway.channel.send({"type": "award_result", "machine": machine, **award})

@@ -62,12 +62,15 @@ class Forwarder:
         # seconds (a 30 s backoff kept it waiting half a minute), and one request per 5 s costs nothing.
         backoff = idle
         while not self.stop.is_set():
-            sent = self.send_once()
-            if sent:
+            self.store.arrived.clear()
+            if self.send_once():
                 backoff = idle
-                continue
-            self.stop.wait(backoff if self.store.backlog() else idle)
-            backoff = min(backoff * 2, max_backoff) if self.store.backlog() else idle
+            elif self.store.backlog():  # the server did not take them: try again later
+                self.stop.wait(backoff)
+                backoff = min(backoff * 2, max_backoff)
+            else:  # nothing to send: a new event wakes us at once (a game reaches the signs sooner)
+                backoff = idle
+                self.store.arrived.wait(idle)
 
     def close(self) -> None:
         self.client.close()

@@ -1,11 +1,11 @@
 """The floor of the gateway end-to-end tests, created in the private database they start:
 
-    python -m tests.gateway_e2e.floor <machines>
+    python -m tests.gateway_e2e.floor <machines> [<machines per line, default 2>]
 
 Two progressives with the same Grand level: one played by <machines> SAS machines through the gateway
 (SAS group 1: Grand is SAS level 1, and a mystery Minor, SAS level 2, that must hit within EUR 0.50 of
-play), its twin by as many machines whose games the test posts as JSON. Two SAS machines per line
-(line-1, line-2, ...; addresses 1 and 2); the first has a handpay limit below the Grand. Prints, as
+play), its twin by as many machines whose games the test posts as JSON. Two SAS machines a line unless told
+(line-1, line-2, ...; addresses 1, 2, ...); the first has a handpay limit below the Grand. Prints, as
 JSON, the venue's gateway key, both sets of asset numbers and the levels.
 """
 
@@ -33,6 +33,7 @@ def main() -> None:
     grand_params = core.Params(reset_mc=100_000_000, rate=Decimal("0.01"), reserve_rate=Decimal("0.002"))
     minor_params = core.Params(10_000_000, Decimal("0.01"), limit_mc=10_050_000, mystery=True)
     count = int(sys.argv[1])
+    per_line = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     room = RoomFactory()
     floor: dict = {"machines": {}, "levels": {}}
     progressives = {}
@@ -52,8 +53,8 @@ def main() -> None:
     for index, machine in enumerate(
         SlotMachine.objects.filter(asset_number__in=floor["machines"]["sas"]).order_by("asset_number")
     ):
-        machine.sas_line = f"line-{1 + index // 2}"
-        machine.sas_address = 1 + index % 2
+        machine.sas_line = f"line-{1 + index // per_line}"
+        machine.sas_address = 1 + index % per_line
         machine.sas_group = 1
         machine.sas_handpay_limit_cents = 50_000 if index == 0 else 200_000
         machine.save()
