@@ -17,13 +17,18 @@ Rates chosen (share of each eligible wager to the displayed amount / to the rese
 - Super Spin (wide-area, both venues): €1,000,000 reset, 0.05% / 0.01%, no limit; opens at the
   documented €1,151,748.00.
 - Venezia Mystery (Ca' Noghera, must hit by €1,000): €500 reset, 0.50% / 0.05%, limit €1,000.
+
+On SAS (the demo's gateway, ``sas_seed``): the Ca' Noghera Diamond Vault bank on line-1 (addresses 1-4,
+SAS group 1), the Grease bank on line-2 (1-3, group 2), and the first two Venezia Mystery machines on
+line-3 (1-2, group 3), so that a mystery award reaches a machine behind the gateway. Each level's SAS level
+is its position. A machine or progressive an operator has already put on SAS is left as it is.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db.models import Q
+from django.db.models import F, Q
 
 from jackpots.models import Level, LevelChange, Progressive, ProgressiveMachine
 from jackpots.services.core import Params
@@ -126,6 +131,7 @@ def progressives_seed() -> None:
         _progressive("Super Spin", Progressive.Kind.WIDE_AREA, super_spin, SUPER_SPIN, SUPER_SPIN_OPENING_MC)
     mystery = [m for m in super_spin if m.room.venue.code == "NOG"]
     _progressive("Venezia Mystery", Progressive.Kind.LINKED, mystery, MYSTERY)
+    sas_seed()
 
 
 def tables_seed() -> None:
@@ -133,3 +139,39 @@ def tables_seed() -> None:
     from jackpots.tables.seed import tables_seed as seed
 
     seed()
+
+
+# (progressive, the venue's machines it takes, serial line, SAS group, handpay limit in cents or None)
+SAS_BANKS = [
+    ("Diamond Vault", Q(game_title__icontains="Diamond Vault"), "line-1", 1, 120_000),
+    ("Grease", Q(game_title__icontains="Grease"), "line-2", 2, 120_000),
+    ("Venezia Mystery", Q(), "line-3", 3, 120_000),
+]
+SAS_VENUE = "NOG"
+SAS_MYSTERY_MACHINES = 2
+
+
+def _sas_bank_machines(progressive: Progressive, machines: Q) -> list[SlotMachine]:
+    found = SlotMachine.objects.filter(
+        machines, memberships__progressive=progressive, room__venue__code=SAS_VENUE
+    ).order_by("asset_number")
+    found = list(found)
+    return found[:SAS_MYSTERY_MACHINES] if progressive.name == "Venezia Mystery" else found
+
+
+def sas_seed() -> None:
+    """The demo's SAS banks (see the module's docstring); idempotent."""
+    for name, machines, line, group, limit in SAS_BANKS:
+        progressive = Progressive.objects.filter(name=name).first()
+        if progressive is None:
+            continue
+        if progressive.sas_group == 0:
+            Progressive.objects.filter(pk=progressive.pk).update(sas_group=group)
+            Level.objects.filter(progressive=progressive, sas_level__isnull=True, position__lte=32).update(
+                sas_level=F("position")
+            )
+        for address, machine in enumerate(_sas_bank_machines(progressive, machines), start=1):
+            if machine.sas_address is None and not machine.sas_line:
+                SlotMachine.objects.filter(pk=machine.pk).update(
+                    sas_line=line, sas_address=address, sas_group=group, sas_handpay_limit_cents=limit
+                )

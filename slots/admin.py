@@ -64,7 +64,7 @@ class SlotMachineAdmin(admin.ModelAdmin):
         "status",
         "last_seen",
     )
-    list_filter = ("room__venue", "room", "bank", "status", "manufacturer")
+    list_filter = ("room__venue", "room", "bank", "status", "manufacturer", "sas_line")
     search_fields = ("asset_number", "serial", "game_title")
     list_select_related = ("room__venue", "bank__room__venue")
     autocomplete_fields = ("room", "bank")
@@ -75,6 +75,7 @@ class SlotMachineAdmin(admin.ModelAdmin):
         (None, {"fields": ("asset_number", "serial", "manufacturer", "game_title", "stations")}),
         (_("Bets"), {"fields": ("denomination_cents", "min_bet_cents", "max_bet_cents", "meter_digits")}),
         (_("On the floor"), {"fields": ("room", "bank", "pos_x", "pos_y", "status")}),
+        (_("SAS"), {"fields": ("sas_line", "sas_address", "sas_group", "sas_handpay_limit_cents")}),
         (
             _("Live condition"),
             {"fields": ("door_open", "tilted", "handpay_locked", "powered", "last_seen", "last_game_at")},

@@ -98,14 +98,18 @@ class SlotMachine(models.Model):
         return self.room.venue
 
 
+SAS_BOTH_NEEDED = _(
+    "A machine on SAS needs both its SAS line and its SAS address; leave both empty otherwise."
+)
+
+
 def sas_machine_check(machine: SlotMachine) -> None:
     """A machine on SAS has both a line and an address, and no other machine of its venue holds the same
     address on the same line (the gateway could not tell them apart)."""
     machine.sas_line = machine.sas_line.strip()
     if (machine.sas_address is None) != (not machine.sas_line):
-        raise ValidationError(
-            _("A machine on SAS needs both its SAS line and its SAS address; leave both empty otherwise.")
-        )
+        missing = "sas_address" if machine.sas_address is None else "sas_line"
+        raise ValidationError({missing: SAS_BOTH_NEEDED})
     if machine.sas_address is None or machine.room_id is None:
         return
     clash = (

@@ -25,6 +25,10 @@ COLUMNS = (
     "pos_y",
     "status",
     "meter_digits",
+    "sas_line",
+    "sas_address",
+    "sas_group",
+    "sas_handpay_limit_cents",
 )
 
 
@@ -36,7 +40,10 @@ INTEGER_COLUMNS = (
     "pos_x",
     "pos_y",
     "meter_digits",
+    "sas_group",
 )
+# May be empty: a machine not on SAS, a handpay limit not known.
+OPTIONAL_INTEGER_COLUMNS = ("sas_address", "sas_handpay_limit_cents")
 
 
 class SlotMachineResource(resources.ModelResource):
@@ -68,6 +75,10 @@ class SlotMachineResource(resources.ModelResource):
             name: _("%(value)s is not a whole number.") % {"value": repr(row.get(name))}
             for name in INTEGER_COLUMNS
             if name in row and not str(row.get(name) or "").strip().isdigit()
+        } | {
+            name: _("%(value)s is not a whole number.") % {"value": repr(row.get(name))}
+            for name in OPTIONAL_INTEGER_COLUMNS
+            if str(row.get(name) or "").strip() and not str(row.get(name)).strip().isdigit()
         }
         if wrong:
             raise ValidationError(wrong)

@@ -29,7 +29,7 @@ from jackpots.admin.common import (
     ReadOnlyAdmin,
     audit,
 )
-from jackpots.models import Hit, HitKind, HitRefusal
+from jackpots.models import Hit, HitKind, HitRefusal, SasAward
 from jackpots.services import EngineError, hit_pay, hit_verify, hit_void
 from jackpots.tables.services import table_hit_void
 
@@ -226,3 +226,29 @@ class HitRefusalAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     date_hierarchy = "at"
     fields = ["at", "machine", "level", "code", "detail", "event_id", "game_event_id", "batch"]
     readonly_fields = fields
+
+
+@admin.register(SasAward)
+class SasAwardAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    """What the venues' SAS gateways answered for the mystery awards they were sent: credited by the
+    machine (with what it credited and the difference to the amount asked) or left to an attendant."""
+
+    list_display = ["at", "hit", "machine", "status", "asked", "paid", "difference"]
+    list_filter = ["status"]
+    list_select_related = ["hit__level__progressive", "machine"]
+    search_fields = ["machine__asset_number"]
+    date_hierarchy = "at"
+    fields = ["at", "hit", "machine", "status", "asked", "paid", "difference"]
+    readonly_fields = fields
+
+    @admin.display(description=gettext_lazy("asked (EUR)"), ordering="asked_cents")
+    def asked(self, award: SasAward) -> str:
+        return cents_to_eur(award.asked_cents)
+
+    @admin.display(description=gettext_lazy("credited (EUR)"), ordering="paid_cents")
+    def paid(self, award: SasAward) -> str:
+        return cents_to_eur(award.paid_cents)
+
+    @admin.display(description=gettext_lazy("difference (EUR)"), ordering="difference_cents")
+    def difference(self, award: SasAward) -> str:
+        return cents_to_eur(award.difference_cents)

@@ -46,23 +46,50 @@ class LevelMeters:
         return eur_mc(level.overflow_mc)
 
 
+def _sas_editor(request: HttpRequest) -> bool:
+    return request.user.has_perm("jackpots.change_progressive")
+
+
 class LevelInline(LevelMeters, ReadOnlyAdmin, admin.TabularInline):
+    """Only the SAS level is edited here (the gateway's map); everything else moves through services."""
+
     model = Level
     extra = 0
     can_delete = False
     show_change_link = True
-    fields = ["position", "name", "amount", "reserve", "overflow", "hits", "stopped"]
-    readonly_fields = fields
+    fields = ["position", "name", "amount", "reserve", "overflow", "hits", "stopped", "sas_level"]
+    readonly_fields = fields[:-1]
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _sas_editor(request)
 
 
 @admin.register(Progressive)
 class ProgressiveAdmin(ReadOnlyAdmin, admin.ModelAdmin):
-    list_display = ["name", "kind", "currency", "created_at"]
+    """Read-only but for the SAS group and its levels' SAS numbers (gateway/README.md "Server route")."""
+
+    list_display = ["name", "kind", "currency", "sas_group", "created_at"]
     list_filter = ["kind", "currency"]
     search_fields = ["name"]
     inlines = [LevelInline]
     readonly_fields = ["name", "kind", "currency", "created_at"]
-    fields = readonly_fields
+    fields = [*readonly_fields, "sas_group"]
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return _sas_editor(request)
+
+    def save_model(self, request: HttpRequest, obj: Progressive, form, change: bool) -> None:
+        obj.save(update_fields=["sas_group"])
+
+    def save_formset(self, request: HttpRequest, form, formset, change: bool) -> None:
+        # Only the SAS level, by an update: a whole-row save would write back meters the engine has
+        # moved since the page was read.
+        formset.new_objects, formset.deleted_objects, formset.changed_objects = [], [], []
+        for level_form in formset.forms:
+            if level_form.has_changed():
+                level = level_form.instance
+                Level.objects.filter(pk=level.pk).update(sas_level=level.sas_level)
+                formset.changed_objects.append((level, level_form.changed_data))  # for the change log
 
 
 def _history_url(level: Level) -> str:

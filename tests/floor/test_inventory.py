@@ -97,9 +97,58 @@ def test_export_round_trips(rooms):
 
     exported = inventory_export()
     rows = list(csv.reader(io.StringIO(exported)))
-    assert ",".join(rows[0]) == HEADER
-    assert rows[1] == GOOD[0].split(",")
+    assert ",".join(rows[0]) == HEADER + SAS_HEADER
+    assert rows[1] == [*GOOD[0].split(","), "", "", "0", ""]  # not on SAS
     assert inventory_import(exported.encode(), dry_run=True).unchanged == 3
+
+
+SAS_HEADER = ",sas_line,sas_address,sas_group,sas_handpay_limit_cents"
+SAS_GOOD = [
+    f"{GOOD[0]},line-1,1,1,120000",
+    f"{GOOD[1]},line-1,2,1,",
+    f"{GOOD[2]},,,0,",
+]
+
+
+def _sas_csv(*rows: str) -> bytes:
+    return ("\n".join([HEADER + SAS_HEADER, *rows]) + "\n").encode()
+
+
+def test_sas_columns_import_and_export(rooms):
+    report = inventory_import(_sas_csv(*SAS_GOOD), dry_run=False)
+    assert (report.ok, report.new) == (True, 3)
+    got = SlotMachine.objects.values_list(
+        "asset_number", "sas_line", "sas_address", "sas_group", "sas_handpay_limit_cents"
+    )
+    assert list(got) == [
+        ("NOG-0101", "line-1", 1, 1, 120_000),
+        ("NOG-0102", "line-1", 2, 1, None),
+        ("NOG-0201", "", None, 0, None),
+    ]
+    from floor.inventory.services import inventory_export
+
+    rows = list(csv.reader(io.StringIO(inventory_export())))
+    assert rows[1][-4:] == ["line-1", "1", "1", "120000"]
+
+
+def test_sas_columns_refused_with_reasons(rooms):
+    rows = [
+        SAS_GOOD[0],
+        f"{GOOD[1]},line-1,1,1,",  # NOG-0101 has address 1 on line-1
+        f"{GOOD[2].replace('NOG-0201', 'NOG-0202')},line-2,128,0,",  # address out of range
+        f"{GOOD[2].replace('NOG-0201', 'NOG-0203')},line-2,,0,",  # a line without an address
+        f"{GOOD[2].replace('NOG-0201', 'NOG-0204')},line-2,x,0,",  # not a number
+    ]
+    report = inventory_import(_sas_csv(*rows), dry_run=False)
+    assert not report.imported and SlotMachine.objects.count() == 0
+    got = {problem.line: " ".join(problem.reasons) for problem in report.problems}
+    assert got == {
+        3: "sas_address: NOG-0101 already has SAS address 1 on line line-1.",
+        4: "sas_address: Ensure this value is less than or equal to 127.",
+        5: "sas_address: A machine on SAS needs both its SAS line and its SAS address; leave both empty "
+        "otherwise.",
+        6: "sas_address: 'x' is not a whole number.",
+    }
 
 
 @pytest.mark.parametrize(

@@ -166,3 +166,35 @@ def test_seed_moves_an_installed_ainsworth_by_audited_changes():
     # The new limit from its next cycle on, which opens at €100 + the reserve (0.10% of €5.00).
     assert (minor.limit_mc, minor.current_mc, minor.cycle) == (50_000_000, 10_000_500, 2)
     assert jackpots_audit()[1] == []
+
+
+def test_seed_puts_the_noghera_demo_banks_on_sas():
+    from jackpots.gateway.selectors import gateway_config
+
+    _floor()
+    progressives_seed()
+    progressives_seed()
+    nog = Venue.objects.get(code="NOG")
+    config = gateway_config(nog.id)
+    got = [(m["line"], m["address"], m["group"], m["denomination"]) for m in config["machines"]]
+    assert got == [
+        ("line-1", 1, 1, 50),
+        ("line-1", 2, 1, 50),
+        ("line-1", 3, 1, 50),
+        ("line-1", 4, 1, 50),
+        ("line-2", 1, 2, 1),
+        ("line-2", 2, 2, 1),
+        ("line-2", 3, 2, 1),
+        ("line-3", 1, 3, 1),
+        ("line-3", 2, 3, 1),
+    ]
+    assert [(g["group"], sorted(g["levels"])) for g in config["groups"]] == [
+        (1, ["1", "2", "3"]),
+        (2, ["1", "2", "3", "4", "5"]),
+        (3, ["1"]),
+    ]
+    grease = Level.objects.get(progressive__name="Grease", position=4)
+    assert config["groups"][1]["levels"]["4"] == grease.id
+    assert config["groups"][1]["reset_eur"]["4"] == "50.00"
+    ven = Venue.objects.get(code="VEN")
+    assert gateway_config(ven.id) == {"machines": [], "groups": []}

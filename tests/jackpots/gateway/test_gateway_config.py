@@ -94,7 +94,8 @@ def test_two_progressives_on_one_group_409_names_both(client, floor_db: Floor):
     assert response.status_code == 409
     assert response.json() == {
         "error": "sas_group_conflict",
-        "detail": "SAS group 1 is used by both Diamond Vault and Grease; give each progressive its own group.",
+        "detail": "SAS group 1 is used by both Diamond Vault and Grease; "
+        "give each progressive its own group.",
     }
 
 

@@ -10,7 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 
-from floor.services import credentials_revoke, gateway_key_issue
+from floor.services import credentials_revoke, gateway_key_issue, machine_key_issue
 from jackpots import publish
 from jackpots.models import Hit, Level, SasAward
 from jackpots.services import hit_pay, hit_verify
@@ -51,6 +51,12 @@ async def test_snapshot_on_connect_rounds_down_and_carries_resets(floor: Floor):
 @pytest.mark.parametrize("token", ["", "gw_not-a-key"])
 async def test_a_bad_key_is_closed_4401(floor: Floor, token: str):
     ws = await gateway_open(f"/ws/gateway/?token={token}")
+    assert await ws.receive_output(timeout=1) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_a_machine_key_is_no_gateway_key(floor: Floor):
+    key = await database_sync_to_async(lambda: machine_key_issue(floor.sas1)[1])()
+    ws = await gateway_open(f"/ws/gateway/?token={key}")
     assert await ws.receive_output(timeout=1) == {"type": "websocket.close", "code": 4401}
 
 
