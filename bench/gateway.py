@@ -17,15 +17,13 @@ import argparse
 import json
 import os
 import statistics
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 from gateway.egm.machine import Egm, EgmConfig
-from gateway.tests.conftest import PtyLine
-from tests.gateway_e2e.conftest import GatewayProcess, wait_until
-from tests.slots.fault_stack import FaultStack, PrivatePostgres, PrivateRedis, manage
+from gateway.tests.conftest import PtyLine, wait_for
+from tests.gateway_e2e.conftest import GatewayProcess, Running, real_stack, scratch_folder
 
 GRAND_RESET_MC = 100_000_000
 MC_PER_CENT_WAGERED = 10  # the floor's Grand: rate 0.01, no reserve
@@ -107,6 +105,113 @@ def percentile(values: list[float], p: float) -> float:
     return statistics.quantiles(values, n=100)[int(p) - 1] if len(values) > 1 else float("nan")
 
 
+def emulators(count: int, games_per_minute: float) -> list[TimedEgm]:
+    machines = []
+    for i in range(count):
+        config = EgmConfig(
+            address=1,
+            denomination=50,
+            group=1,
+            levels=[1, 2],
+            games_per_minute=games_per_minute,
+            bet_mix=[(1, 3.0), (3, 2.0), (9, 1.0)],
+            seed=i,
+        )
+        egm = TimedEgm(config, now=time.monotonic())
+        egm.next_game = float("inf")  # no play before the gateway has the sessions
+        machines.append(egm)
+    return machines
+
+
+def outage(running: Running, seconds: int) -> float:
+    """The server stopped for `seconds`, then the gateway SIGKILLed while it forwards the backlog and
+    started again. Returns the CPU seconds the killed process had used."""
+    gateway, stack = running.gateway, running.stack
+    stack.server_stop()
+    time.sleep(seconds)
+    backlog = gateway.backlog()
+    stack.server_start()
+    wait_for(lambda: gateway.backlog() < backlog, 30, "the gateway to forward")
+    used = cpu_seconds(gateway.process.pid)
+    gateway.kill()
+    gateway.start()
+    print(f"outage: {seconds} s, {backlog} events waited; gateway SIGKILLed mid-forward")
+    return used
+
+
+def drained(running: Running) -> None:
+    time.sleep(3)  # the last exceptions reach the gateway
+    wait_for(lambda: running.gateway.backlog() == 0, 120, "the backlog")
+    pending = "SELECT count(*) FROM slots_machineevent WHERE pending"
+    wait_for(lambda: running.postgres.query(pending) == [(0,)], 120, "the engine")
+
+
+def report(running: Running, egms: list[TimedEgm], measured: dict) -> None:
+    codes = running.floor["machines"]["sas"]
+    stored = dict(
+        running.postgres.query(
+            "SELECT m.asset_number, count(*) FROM slots_machineevent e JOIN slots_slotmachine m "
+            "ON m.id = e.machine_id WHERE e.type = 1 GROUP BY m.asset_number"
+        )
+    )
+    played = {code: len(egm.played) for code, egm in zip(codes, egms, strict=True)}
+    lost = sum(max(0, played[c] - stored.get(c, 0)) for c in codes)
+    extra = sum(max(0, stored.get(c, 0) - played[c]) for c in codes)
+    wall, oldest, latencies = measured["wall"], measured["oldest"], measured["latencies"]
+    print(f"machines {len(egms)} on {len(egms)} lines, {wall:.0f} s, {sum(played.values())} games")
+    print(f"polls per second per machine: {measured['polls'] / wall / len(egms):.2f}")
+    print(
+        f"oldest broadcast held: max {max(oldest):.2f} s, p99 {percentile(oldest, 99):.2f} s; "
+        f"exceptions 53: {sum(e.no_progressive for e in egms)}"
+    )
+    print(
+        f"game-to-sign latency: p50 {percentile(latencies, 50) * 1000:.0f} ms, "
+        f"p99 {percentile(latencies, 99) * 1000:.0f} ms ({len(latencies)} games)"
+    )
+    print(f"events lost: {lost}; games counted twice: {extra}; rejected: {len(running.gateway.rejected())}")
+    cpu = measured["cpu"]
+    per_machine = cpu / wall / len(egms) * 1000
+    print(f"gateway CPU: {cpu / wall * 100:.1f} % of a core, {per_machine:.2f} ms/s per machine")
+    print(f"load average: {os.getloadavg()}")
+
+
+def measure(running: Running, egms: list[TimedEgm], args: argparse.Namespace) -> dict:
+    """Plays for `args.seconds` while sampling the broadcasts and listening to the server's updates."""
+    stop, seen, oldest = threading.Event(), [], []
+    key, level = running.floor["key"], running.floor["levels"]["sas"]
+    listener = threading.Thread(target=updates_listener, args=(running.stack.url, key, level, seen, stop))
+
+    def sample() -> None:
+        while not stop.wait(0.1):
+            oldest.append(max(time.monotonic() - e.last_broadcast for e in egms))
+
+    sampler = threading.Thread(target=sample)
+    listener.start()
+    sampler.start()
+    start, cpu = time.monotonic(), -cpu_seconds(running.gateway.process.pid)
+    polls = -sum(e.polls for e in egms)
+    for egm in egms:
+        egm.next_game = start + egm._game_gap()
+        egm.no_progressive = 0
+    if args.outage:
+        time.sleep(args.seconds / 2)
+        cpu += outage(running, args.outage)
+        cpu -= cpu_seconds(running.gateway.process.pid)
+    time.sleep(max(0.0, start + args.seconds - time.monotonic()))
+    end = time.monotonic()
+    cpu += cpu_seconds(running.gateway.process.pid)
+    polls += sum(e.polls for e in egms)
+    for egm in egms:
+        egm.next_game = float("inf")
+    drained(running)
+    time.sleep(1)  # the last updates reach the listener
+    stop.set()
+    sampler.join()
+    listener.join()
+    latencies = sign_latencies(egms, seen, end)
+    return {"wall": end - start, "cpu": cpu, "polls": polls, "oldest": oldest, "latencies": latencies}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.gateway", description=__doc__)
     parser.add_argument("--machines", type=int, default=64)
@@ -114,129 +219,19 @@ def main() -> None:
     parser.add_argument("--games-per-minute", type=float, default=20)
     parser.add_argument("--outage", type=int, default=0, help="seconds the server is stopped half-way")
     args = parser.parse_args()
-
-    postgres, redis = PrivatePostgres().start(), PrivateRedis().start()
-    stack, lines, gateway = None, [], None
-    stop = threading.Event()
-    try:
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings", "DATABASE_URL": postgres.url}
-        env |= {"REDIS_URL": redis.url, "CELERY_TASK_ALWAYS_EAGER": "0"}
-        manage(env, "manage.py", "migrate", "--no-input", "-v0")
-        floor = json.loads(manage(env, "-m", "tests.gateway_e2e.floor", str(args.machines), "1"))
-        stack = FaultStack(postgres.url, redis.url, extra_env={"DATABASE_POOL_SIZE": "4"}).start()
-        codes = floor["machines"]["sas"]
-        egms = [
-            TimedEgm(
-                EgmConfig(
-                    address=1,
-                    denomination=50,
-                    group=1,
-                    levels=[1, 2],
-                    games_per_minute=args.games_per_minute,
-                    bet_mix=[(1, 3.0), (3, 2.0), (9, 1.0)],
-                    seed=i,
-                ),
-                now=time.monotonic(),
-            )
-            for i in range(len(codes))
-        ]
-        for egm in egms:
-            egm.next_game = float("inf")  # no play before the gateway has the sessions
-        by_line = {}
+    with real_stack(args.machines, per_line=1) as running:
+        egms = emulators(args.machines, args.games_per_minute)
+        devices = {}
         for i, egm in enumerate(egms):
             line = PtyLine([egm])
             line.thread.start()
-            lines.append(line)
-            by_line[f"line-{i + 1}"] = line.device
-        folder = Path(tempfile.mkdtemp(prefix="bench-gateway-", dir="/dev/shm"))
-        gateway = GatewayProcess(stack.url, floor["key"], by_line, folder).start()
-        wait_until(lambda: all(e.rte and e.progressive_enabled for e in egms), 60, "sessions and broadcasts")
-
-        seen: list[tuple[float, int]] = []
-        listener = threading.Thread(
-            target=updates_listener, args=(stack.url, floor["key"], floor["levels"]["sas"], seen, stop)
-        )
-        listener.start()
-        oldest: list[float] = []
-
-        def sample() -> None:
-            while not stop.wait(0.1):
-                now = time.monotonic()
-                oldest.append(max(now - e.last_broadcast for e in egms))
-
-        sampler = threading.Thread(target=sample)
-        sampler.start()
-        start, cpu_start = time.monotonic(), cpu_seconds(gateway.process.pid)
-        polls_start = sum(e.polls for e in egms)
-        for egm in egms:
-            egm.next_game = start + egm._game_gap()
-            egm.no_progressive = 0
-        cpu_before_kill = 0.0
-        if args.outage:
-            time.sleep(args.seconds / 2)
-            stack.server_stop()
-            time.sleep(args.outage)
-            backlog = gateway.backlog()
-            stack.server_start()
-            wait_until(lambda: gateway.backlog() < backlog, 30, "the gateway to forward")
-            cpu_before_kill = cpu_seconds(gateway.process.pid) - cpu_start
-            gateway.kill()
-            gateway.start()
-            cpu_start = cpu_seconds(gateway.process.pid)
-            print(f"outage: {args.outage} s, {backlog} events waited; gateway SIGKILLed mid-forward")
-        time.sleep(max(0.0, start + args.seconds - time.monotonic()))
-        end = time.monotonic()
-        cpu = cpu_before_kill + cpu_seconds(gateway.process.pid) - cpu_start
-        polls = sum(e.polls for e in egms) - polls_start
-        for egm in egms:
-            egm.next_game = float("inf")
-        time.sleep(3)  # the last exceptions reach the gateway
-        wait_until(lambda: gateway.backlog() == 0, 120, "the backlog")
-        wait_until(
-            lambda: postgres.query("SELECT count(*) FROM slots_machineevent WHERE pending") == [(0,)],
-            120,
-            "the engine",
-        )
-        time.sleep(1)
-        stop.set()
-        sampler.join()
-        listener.join()
-
-        stored = dict(
-            postgres.query(
-                "SELECT m.asset_number, count(*) FROM slots_machineevent e JOIN slots_slotmachine m "
-                "ON m.id = e.machine_id WHERE e.type = 1 GROUP BY m.asset_number"
-            )
-        )
-        played = {code: len(egm.played) for code, egm in zip(codes, egms, strict=True)}
-        lost = sum(max(0, played[c] - stored.get(c, 0)) for c in codes)
-        extra = sum(max(0, stored.get(c, 0) - played[c]) for c in codes)
-        latencies = sign_latencies(egms, seen, end)
-        wall = end - start
-        print(f"machines {len(egms)} on {len(egms)} lines, {wall:.0f} s, {sum(played.values())} games")
-        print(f"polls per second per machine: {polls / wall / len(egms):.2f}")
-        print(
-            f"oldest broadcast held: max {max(oldest):.2f} s, p99 {percentile(oldest, 99):.2f} s; "
-            f"exceptions 53: {sum(e.no_progressive for e in egms)}"
-        )
-        print(
-            f"game-to-sign latency: p50 {percentile(latencies, 50) * 1000:.0f} ms, "
-            f"p99 {percentile(latencies, 99) * 1000:.0f} ms ({len(latencies)} games)"
-        )
-        print(f"events lost: {lost}; games counted twice: {extra}; rejected: {len(gateway.rejected())}")
-        per_machine = cpu / wall / len(egms) * 1000
-        print(f"gateway CPU: {cpu / wall * 100:.1f} % of a core, {per_machine:.2f} ms/s per machine")
-        print(f"load average: {os.getloadavg()}")
-    finally:
-        stop.set()
-        if gateway is not None:
-            gateway.stop()
-        for line in lines:
-            line.close()
-        if stack is not None:
-            stack.stop()
-        redis.stop()
-        postgres.stop()
+            running.lines.append(line)
+            devices[f"line-{i + 1}"] = line.device
+        key = running.floor["key"]
+        running.gateway = GatewayProcess(running.stack.url, key, devices, scratch_folder("bench-gateway-"))
+        running.gateway.start()
+        wait_for(lambda: all(e.rte and e.progressive_enabled for e in egms), 60, "sessions and broadcasts")
+        report(running, egms, measure(running, egms, args))
 
 
 if __name__ == "__main__":

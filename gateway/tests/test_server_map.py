@@ -158,3 +158,19 @@ def test_from_server_flag_turns_a_file_configuration_into_api_mode(tmp_path):
 
     assert load_config(str(path)).source == "file"
     assert load_config(str(path), from_server=True).source == "api"
+
+
+def test_the_api_mode_example_loads():
+    from gateway.app import load_config
+
+    config = load_config("gateway/examples/gateway-api.toml")
+    assert (config.source, config.config_every) == ("api", 300.0)
+    assert [(line.name, line.device, line.machines) for line in config.lines] == [
+        ("line-1", "/dev/ttyUSB0", []),
+        ("line-2", "/dev/ttyUSB1", []),
+    ]
+    machines = with_server_map(config, SERVER_MAP).lines[0].machines
+    assert [(m.code, m.meters_lp, m.meters_every, m.handpay_limit) for m in machines] == [
+        ("NOG-0101", 0x2F, 60, 100000),
+        ("NOG-0102", 0x2F, 60, 120000),
+    ]

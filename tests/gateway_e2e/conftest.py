@@ -12,28 +12,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from bench.stack import ROOT
 from gateway.egm.machine import Egm, EgmConfig
-from gateway.tests.conftest import PtyLine
+from gateway.tests.conftest import PtyLine, wait_for
 from tests.slots.fault_stack import FaultStack, PrivatePostgres, PrivateRedis, manage
 
 MACHINES = 4
-
-
-def wait_until(check: Callable[[], object], timeout: float, what: str) -> object:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 class RecordingEgm(Egm):
@@ -161,11 +152,11 @@ class E2E:
     def all_delivered(self, timeout: float = 20) -> None:
         """Waits until every machine reported its exceptions, the gateway's store is empty and the
         server applied every event it holds; no event may have been rejected."""
-        wait_until(
+        wait_for(
             lambda: not any(egm.queue for egm in self.egms.values()), timeout, "the machines' exceptions"
         )
         time.sleep(0.5)  # the last exception is taken off the queue just before the gateway keeps it
-        wait_until(lambda: self.gateway.backlog() == 0, timeout, "the gateway's backlog to drain")
+        wait_for(lambda: self.gateway.backlog() == 0, timeout, "the gateway's backlog to drain")
         assert self.gateway.rejected() == []
         deadline = time.monotonic() + timeout
         while self.query("SELECT count(*) FROM slots_machineevent WHERE pending") != [(0,)]:
@@ -179,44 +170,68 @@ class E2E:
             time.sleep(0.1)
 
 
+@dataclass
+class Running:
+    """What real_stack started; lines and a gateway the caller adds are stopped with it."""
+
+    postgres: PrivatePostgres
+    env: dict[str, str]
+    floor: dict
+    stack: FaultStack | None = None
+    lines: list[PtyLine] = field(default_factory=list)
+    gateway: GatewayProcess | None = None
+
+    def close(self) -> None:
+        if self.gateway is not None:
+            self.gateway.stop()
+        for line in self.lines:
+            line.close()
+        if self.stack is not None:
+            self.stack.stop()
+
+
+@contextmanager
+def real_stack(machines: int, per_line: int = 2) -> Iterator[Running]:
+    """PostgreSQL and Redis of their own, migrated, with the floor of floor.py; uvicorn, worker and beat."""
+    postgres, redis = PrivatePostgres().start(), PrivateRedis().start()
+    running = None
+    try:
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings", "DATABASE_URL": postgres.url}
+        env |= {"REDIS_URL": redis.url, "CELERY_TASK_ALWAYS_EAGER": "0"}
+        manage(env, "manage.py", "migrate", "--no-input", "-v0")
+        floor = json.loads(manage(env, "-m", "tests.gateway_e2e.floor", str(machines), str(per_line)))
+        running = Running(postgres, env, floor)
+        running.stack = FaultStack(postgres.url, redis.url, extra_env={"DATABASE_POOL_SIZE": "4"}).start()
+        yield running
+    finally:
+        if running is not None:
+            running.close()
+        redis.stop()
+        postgres.stop()
+
+
+def scratch_folder(prefix: str) -> Path:
+    """On tmpfs when there is one: the gateway's store fsyncs every event."""
+    return Path(tempfile.mkdtemp(prefix=prefix, dir="/dev/shm" if os.path.isdir("/dev/shm") else None))
+
+
 @pytest.fixture(scope="package")
 def e2e() -> Iterator[E2E]:
-    postgres = PrivatePostgres().start()
-    redis = PrivateRedis().start()
-    stack, lines, gateway = None, [], None
-    try:
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.test_settings",
-            "DATABASE_URL": postgres.url,
-            "REDIS_URL": redis.url,
-            "CELERY_TASK_ALWAYS_EAGER": "0",
-        }
-        manage(env, "manage.py", "migrate", "--no-input", "-v0")
-        raw = json.loads(manage(env, "-m", "tests.gateway_e2e.floor", str(MACHINES)))
+    with real_stack(MACHINES) as running:
+        raw = running.floor
         floor = Floor(raw["key"], raw["machines"]["sas"], raw["machines"]["json"], raw["levels"])
-        stack = FaultStack(postgres.url, redis.url, extra_env={"DATABASE_POOL_SIZE": "4"}).start()
         egms = {code: emulated(i) for i, code in enumerate(floor.sas)}
         by_line: dict[str, str] = {}
         for pair in range(0, len(floor.sas), 2):  # two machines per line: multi-drop addressing too
             line = PtyLine([egms[c] for c in floor.sas[pair : pair + 2]])
             line.thread.start()
-            lines.append(line)
+            running.lines.append(line)
             by_line[f"line-{1 + pair // 2}"] = line.device
-        folder = Path(
-            tempfile.mkdtemp(prefix="gateway-e2e-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        running.gateway = GatewayProcess(
+            running.stack.url, floor.key, by_line, scratch_folder("gateway-e2e-")
         )
-        gateway = GatewayProcess(stack.url, floor.key, by_line, folder).start()
+        running.gateway.start()
         for egm in egms.values():
-            wait_until(lambda egm=egm: egm.rte and egm.progressive_enabled, 30, "sessions and broadcasts")
+            wait_for(lambda egm=egm: egm.rte and egm.progressive_enabled, 30, "sessions and broadcasts")
             egm.raised.clear()
-        yield E2E(postgres, stack, floor, egms, lines, gateway, env)
-    finally:
-        if gateway is not None:
-            gateway.stop()
-        for line in lines:
-            line.close()
-        if stack is not None:
-            stack.stop()
-        redis.stop()
-        postgres.stop()
+        yield E2E(running.postgres, running.stack, floor, egms, running.lines, running.gateway, running.env)

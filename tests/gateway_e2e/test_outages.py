@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from tests.gateway_e2e.conftest import E2E, wait_until
+from gateway.tests.conftest import wait_for
+from tests.gateway_e2e.conftest import E2E
 from tests.gateway_e2e.test_progressive import playing
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
@@ -24,7 +25,7 @@ def test_server_stopped_and_gateway_killed_mid_forward_lose_and_double_nothing(e
         assert backlog >= 2 * OUTAGE_SECONDS  # the games of the outage wait in the store
         e2e.stack.server_start()
         # Kill it while it forwards: the first batch is on its way once the store starts shrinking.
-        wait_until(lambda: e2e.gateway.backlog() < backlog, 15, "the gateway to forward")
+        wait_for(lambda: e2e.gateway.backlog() < backlog, 15, "the gateway to forward")
         e2e.gateway.kill()
         e2e.gateway.start()
         time.sleep(2)

@@ -12,7 +12,8 @@ from contextlib import contextmanager
 import psycopg
 import pytest
 
-from tests.gateway_e2e.conftest import E2E, RecordingEgm, manage, wait_until
+from gateway.tests.conftest import wait_for
+from tests.gateway_e2e.conftest import E2E, RecordingEgm, manage
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
@@ -97,7 +98,7 @@ def test_a_machine_hit_lands_in_the_queue_with_the_displayed_amount_and_the_disp
     code = e2e.floor.sas[1]  # handpay limit EUR 2000: the machine pays the Grand itself
     egm = e2e.egms[code]
     delivered_game(e2e, egm)
-    wait_until(lambda: egm.displayed[1] == server_cents(e2e)[1], 5, "the display to show the server's Grand")
+    wait_for(lambda: egm.displayed[1] == server_cents(e2e)[1], 5, "the display to show the server's Grand")
     displayed = egm.displayed[1]
     assert egm.hit(1)
     assert egm.raised[-2:] == [0x56, 0x54]
@@ -109,7 +110,7 @@ def test_a_machine_hit_lands_in_the_queue_with_the_displayed_amount_and_the_disp
     assert hits == [(displayed, "hit")]
     after = server_cents(e2e)[1]
     assert after < displayed
-    wait_until(lambda: egm.displayed[1] == after, 1.5, "the display to show the Grand's reset")
+    wait_for(lambda: egm.displayed[1] == after, 1.5, "the display to show the Grand's reset")
 
 
 def pay(e2e: E2E, hit: int) -> None:
@@ -131,12 +132,12 @@ def test_a_handpay_paid_through_the_pay_service_unlocks_the_machine(e2e: E2E) ->
     code = e2e.floor.sas[0]  # handpay limit EUR 500: a Grand locks it up
     egm = e2e.egms[code]
     delivered_game(e2e, egm)
-    wait_until(lambda: egm.displayed[1] == server_cents(e2e)[1], 5, "the display to show the server's Grand")
+    wait_for(lambda: egm.displayed[1] == server_cents(e2e)[1], 5, "the display to show the server's Grand")
     displayed = egm.displayed[1]
     assert egm.hit(1)
     assert egm.handpay is not None and not egm.can_play()
     e2e.all_delivered()
-    wait_until(
+    wait_for(
         lambda: (
             e2e.query(f"SELECT handpay_locked FROM slots_slotmachine WHERE asset_number = '{code}'")
             == [(True,)]
@@ -150,10 +151,10 @@ def test_a_handpay_paid_through_the_pay_service_unlocks_the_machine(e2e: E2E) ->
     )
     assert amount == displayed
     pay(e2e, hit)
-    wait_until(lambda: egm.handpay is None, 10, "LP 94 to reset the machine's handpay")
+    wait_for(lambda: egm.handpay is None, 10, "LP 94 to reset the machine's handpay")
     assert egm.raised[-1] == 0x52
     assert egm.can_play()
-    wait_until(
+    wait_for(
         lambda: (
             e2e.query(f"SELECT handpay_locked FROM slots_slotmachine WHERE asset_number = '{code}'")
             == [(False,)]
@@ -174,9 +175,9 @@ def minor_hits(e2e: E2E) -> list[tuple]:
 def test_a_mystery_hit_drawn_for_a_sas_machine_is_credited_to_it_by_legacy_bonus(e2e: E2E) -> None:
     if not minor_hits(e2e):  # the Minor must hit within EUR 0.50 of play: a few games draw it
         with playing(e2e, every=0.2):
-            wait_until(lambda: minor_hits(e2e), 20, "the mystery Minor to hit")
+            wait_for(lambda: minor_hits(e2e), 20, "the mystery Minor to hit")
     hit, code = minor_hits(e2e)[0]
-    wait_until(
+    wait_for(
         lambda: e2e.query(f"SELECT status FROM jackpots_sasaward WHERE hit_id = {hit}") == [("paid",)],
         10,
         "the gateway's award result",
