@@ -53,7 +53,9 @@ class GatewayConfig:
     websocket: str | None = None
     groups: dict[int, GroupConfig] = field(default_factory=dict)
     lines: list[LineConfig] = field(default_factory=list)
-    broadcast_every: float = 1.0
+    broadcast_every: float = (
+        0.5  # the oldest broadcast a machine holds stays under 1 s (bench: 1.07 s at 1.0)
+    )
     fresh_for: float = 12.0
     source: str = "file"  # "api": machines and groups from GET /api/v1/gateway/config
     config_every: float = 300.0  # s between fetches of the server's map (and on every reconnect)
@@ -127,7 +129,7 @@ def parse_config(raw: dict[str, Any]) -> GatewayConfig:
             websocket=server.get("websocket"),
             groups=groups,
             lines=lines,
-            broadcast_every=float(raw.get("broadcast_every", 1.0)),
+            broadcast_every=float(raw.get("broadcast_every", 0.5)),
             fresh_for=float(raw.get("fresh_for", 12.0)),
             source=source,
             config_every=float(server.get("config_every", 300.0)),
