@@ -36,6 +36,7 @@ class TimedEgm(Egm):
         self.played: list[tuple[float, int]] = []  # (monotonic, wager cents)
         self.polls = 0
         self.no_progressive = 0
+        self.dropped = 0  # exceptions lost to a full queue (the machine then reports 70)
         super().__init__(config, now)
 
     def play(self, bet: int | None = None) -> bool:
@@ -54,6 +55,8 @@ class TimedEgm(Egm):
     def raise_exception(self, code: int, data: bytes = b"") -> None:
         if code == 0x53:
             self.no_progressive += 1
+        if len(self.queue) >= 20 and (code not in (0x7E, 0x7F) or self.rte):
+            self.dropped += 1
         super().raise_exception(code, data)
 
 
@@ -139,8 +142,9 @@ def outage(running: Running, seconds: int) -> float:
     return used
 
 
-def drained(running: Running) -> None:
-    time.sleep(3)  # the last exceptions reach the gateway
+def drained(running: Running, egms: list[TimedEgm]) -> None:
+    wait_for(lambda: not any(e.queue for e in egms), 60, "the machines' exceptions")
+    time.sleep(1)  # the last one is taken off the queue just before the gateway keeps it
     wait_for(lambda: running.gateway.backlog() == 0, 120, "the backlog")
     pending = "SELECT count(*) FROM slots_machineevent WHERE pending"
     wait_for(lambda: running.postgres.query(pending) == [(0,)], 120, "the engine")
@@ -169,6 +173,10 @@ def report(running: Running, egms: list[TimedEgm], measured: dict) -> None:
         f"p99 {percentile(latencies, 99) * 1000:.0f} ms ({len(latencies)} games)"
     )
     print(f"events lost: {lost}; games counted twice: {extra}; rejected: {len(running.gateway.rejected())}")
+    print(f"exceptions dropped by full machine queues: {sum(e.dropped for e in egms)}")
+    short = {c: played[c] - stored.get(c, 0) for c in codes if played[c] != stored.get(c, 0)}
+    if short:
+        print(f"games missing per machine: {short}")
     cpu = measured["cpu"]
     per_machine = cpu / wall / len(egms) * 1000
     print(f"gateway CPU: {cpu / wall * 100:.1f} % of a core, {per_machine:.2f} ms/s per machine")
@@ -202,8 +210,9 @@ def measure(running: Running, egms: list[TimedEgm], args: argparse.Namespace) ->
     cpu += cpu_seconds(running.gateway.process.pid)
     polls += sum(e.polls for e in egms)
     for egm in egms:
-        egm.next_game = float("inf")
-    drained(running)
+        with egm.lock:  # tick sets the next game under it: unlocked, a machine could play on
+            egm.next_game = float("inf")
+    drained(running, egms)
     time.sleep(1)  # the last updates reach the listener
     stop.set()
     sampler.join()
