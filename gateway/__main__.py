@@ -21,6 +21,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DEVICE",
         help="only these lines of the configuration (device paths); default: all",
     )
+    parser.add_argument(
+        "--from-server",
+        action="store_true",
+        help='machines and groups from GET /api/v1/gateway/config (as [server] config = "api")',
+    )
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -28,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     try:
-        config = load_config(args.config)
+        config = load_config(args.config, from_server=args.from_server)
     except (OSError, ValueError, ConfigError) as exc:
         print(f"gateway: {exc}", file=sys.stderr)
         return 2

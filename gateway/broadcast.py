@@ -37,21 +37,53 @@ class ProgressiveBoard:
         self.fresh_for = fresh_for
         self.amounts: dict[tuple[int, int], int] = {}
         self.resets: dict[tuple[int, int], int] = {}
+        self.by_id: dict[int, int] = {}  # every amount heard, mapped or not: a new map needs no snapshot
+        self.seqs: dict[int, int] = {}  # the server's value sequence of each level's last amount
         self.heard = float("-inf")
         self.hits = 0  # bumped on every hit: each line broadcasts at once when it sees a new value
+        self.changes = 0  # bumped when a broadcast amount changes: lines send it without waiting a period
         self.lock = threading.Lock()
 
     def heard_from_server(self, now: float | None = None) -> None:
         self.heard = time.monotonic() if now is None else now
 
-    def set_level(self, level_id: int, amount: int, reset: int | None = None) -> None:
-        key = self.mapping.get(level_id)
-        if key is None:
-            return
+    def set_mapping(self, mapping: dict[int, tuple[int, int]], resets: dict[tuple[int, int], int]) -> None:
+        """A new machine map from the server: the amounts already heard move to their new places."""
         with self.lock:
+            self.mapping = dict(mapping)
+            self.resets = {**self.resets, **resets}
+            self.amounts = {key: self.by_id[lid] for lid, key in mapping.items() if lid in self.by_id}
+
+    def set_level(self, level_id: int, amount: int, reset: int | None = None, seq: int | None = None) -> None:
+        with self.lock:
+            self.by_id[level_id] = amount
+            if seq is not None:
+                self.seqs[level_id] = seq
+            key = self.mapping.get(level_id)
+            if key is None:
+                return
+            if self.amounts.get(key) != amount:
+                self.changes += 1
             self.amounts[key] = amount
             if reset is not None:
                 self.resets[key] = reset
+
+    def hit_reported(self, level_id: int, amount: int, reset: int, seq: int | None = None) -> None:
+        """The server says the level hit for `amount`: show its reset, unless the server's amount after
+        the hit already arrived (an update can overtake the hit message). The hit's `seq` (the level's
+        value sequence at the hit) tells; without one, an amount below the hit's is taken as after it."""
+        with self.lock:
+            known = self.seqs.get(level_id)
+            if seq is not None and known is not None:
+                if known > seq:
+                    return
+            elif self.by_id.get(level_id, amount) < amount:
+                return
+            self.by_id[level_id] = reset
+            key = self.mapping.get(level_id)
+            if key is not None:
+                self.amounts[key] = reset
+                self.changes += 1
 
     def hit(self, group: int, level: int) -> None:
         """A machine hit this level: show its reset amount until the server sends the new one."""
@@ -72,18 +104,27 @@ class ProgressiveBoard:
 class GroupBroadcaster:
     """One line's broadcasts: the groups of its machines, each by LP 86 or by LP 80 per level."""
 
-    def __init__(self, board: ProgressiveBoard, groups: dict[int, int], every: float = 1.0) -> None:
+    def __init__(
+        self, board: ProgressiveBoard, groups: dict[int, int], every: float = 1.0, min_gap: float = 0.2
+    ) -> None:
         self.board = board
         self.groups = groups  # group -> 0x86 or 0x80
         self.every = every
+        # A changed amount goes out once `min_gap` s passed since the last broadcast, not a whole
+        # period later: the machines' displays follow the signs within a fraction of a second, and a
+        # busy server cannot make the line spend all its time on broadcasts.
+        self.min_gap = min_gap
         self.next_due = 0.0
+        self.last_sent = float("-inf")
         self.hits_seen = 0
+        self.changes_seen = 0
 
     def frames_due(self, now: float) -> list[bytes]:
-        hits = self.board.hits
-        if hits == self.hits_seen and now < self.next_due:
+        hits, changes = self.board.hits, self.board.changes
+        changed = changes != self.changes_seen and now >= self.last_sent + self.min_gap
+        if hits == self.hits_seen and now < self.next_due and not changed:
             return []
-        self.hits_seen = hits
+        self.hits_seen, self.changes_seen = hits, changes
         frames = []
         for group, lp in self.groups.items():
             levels = self.board.group_amounts(group, now)
@@ -95,6 +136,7 @@ class GroupBroadcaster:
                 frames.extend(f.single_broadcast(group, lvl, amt) for lvl, amt in sorted(levels.items()))
         if frames:  # while stale, look again at every step: fresh amounts go out at once
             self.next_due = now + self.every
+            self.last_sent = now
         return frames
 
 
@@ -106,10 +148,12 @@ class ServerChannel:
         url: str,
         board: ProgressiveBoard,
         on_command: Callable[[dict[str, Any]], None],
+        on_connect: Callable[[], None] | None = None,
     ) -> None:
         self.url = url
         self.board = board
         self.on_command = on_command
+        self.on_connect = on_connect  # e.g. fetch the machine map again: it may have changed meanwhile
         self.stop = threading.Event()
         self.outbox: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -125,12 +169,14 @@ class ServerChannel:
             for jackpot in message.get("jackpots", []):
                 for level in jackpot.get("levels", []):
                     reset = eur_to_cents(level["reset_eur"]) if "reset_eur" in level else None
-                    self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]), reset)
+                    amount = eur_to_cents(level["amount_eur"])
+                    self.board.set_level(level["id"], amount, reset, level.get("seq"))
         elif kind == "update":
             for level in message.get("levels", []):
-                self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]))
+                self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]), seq=level.get("seq"))
         elif kind == "hit":
-            self.board.set_level(message["level"], eur_to_cents(message["reset_eur"]))
+            amount, reset = eur_to_cents(message["amount_eur"]), eur_to_cents(message["reset_eur"])
+            self.board.hit_reported(message["level"], amount, reset, message.get("seq"))
         elif kind in ("award", "handpay_reset"):
             self.on_command(message)
 
@@ -141,6 +187,8 @@ class ServerChannel:
             try:
                 with connect(self.url, open_timeout=5) as ws:
                     log.info("server channel up")
+                    if self.on_connect is not None:
+                        self.on_connect()
                     self._pump(ws)
             except Exception as exc:  # any failure: wait and reconnect; the board goes stale meanwhile
                 log.warning("server channel down: %s", exc)

@@ -57,15 +57,20 @@ class Forwarder:
         self.store.done([row_id for row_id, _ in rows], rejected)
         return len(rows)
 
-    def run(self, idle: float = 0.5, max_backoff: float = 30.0) -> None:
+    def run(self, idle: float = 0.5, max_backoff: float = 5.0) -> None:
+        # At most 5 s between tries: once the server is back the backlog reaches the signs within
+        # seconds (a 30 s backoff kept it waiting half a minute), and one request per 5 s costs nothing.
         backoff = idle
         while not self.stop.is_set():
-            sent = self.send_once()
-            if sent:
+            self.store.arrived.clear()
+            if self.send_once():
                 backoff = idle
-                continue
-            self.stop.wait(backoff if self.store.backlog() else idle)
-            backoff = min(backoff * 2, max_backoff) if self.store.backlog() else idle
+            elif self.store.backlog():  # the server did not take them: try again later
+                self.stop.wait(backoff)
+                backoff = min(backoff * 2, max_backoff)
+            else:  # nothing to send: a new event wakes us at once (a game reaches the signs sooner)
+                backoff = idle
+                self.store.arrived.wait(idle)
 
     def close(self) -> None:
         self.client.close()

@@ -31,8 +31,8 @@ METER_CODES = {
     0x0B: "bills_in",
     0x15: "ticket_in",
     0x16: "ticket_out",
-    0x1D: "machine_paid_progressive",
-    0x20: "attendant_paid_progressive",
+    0x1D: "progressive_machine_paid",
+    0x20: "progressive_attendant_paid",
 }
 COUNT_METERS = {"games_played"}
 
@@ -64,6 +64,7 @@ class MachineConfig:
     wins_lp: int = f.LP_SAS_PROGRESSIVE_WIN  # 85, 87, or 84 for machines without SAS progressives
     handpay_limit: int = 120_000  # cents; awards above it are paid by an attendant
     link_down_after: float = 5.0
+    meters_lp: int = f.LP_SELECTED_METERS  # 0x2F, or 0x6F / 0xAF for machines with extended meters
 
 
 class Callbacks:
@@ -74,6 +75,11 @@ class Callbacks:
     def progressive_hit(self, group: int, level: int) -> None: ...
 
     def award_done(self, machine: str, award: dict[str, Any]) -> None: ...
+
+    def open_game_set(self, machine: str, credits: int | None) -> None: ...
+
+    def open_game(self, machine: str) -> int | None:
+        return None
 
 
 class MachineHost:
@@ -88,7 +94,8 @@ class MachineHost:
         self.up = False
         self.last_answer = 0.0
         self.next_meters = float("inf")  # the session start reads them; then every meters_every
-        self.wager: int | None = None  # credits of the game started (7E) and not yet ended
+        # Credits of the game started (7E) and not yet ended, kept by the callbacks (on disk in the gateway)
+        self.wager: int | None = callbacks.open_game(config.code)
         self.meters: dict[str, int] | None = None
         self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
 
@@ -120,9 +127,9 @@ class MachineHost:
     def start_session(self) -> None:
         """After start-up, a link-down or a power-up: set the reporting mode, then read the meters.
 
-        Both go ahead of whatever is queued; queued commands (awards, resets) are kept.
+        Both go ahead of whatever is queued; queued commands (awards, resets) are kept. A game started
+        and not ended stays open: the machine still holds its 7F (only a power-up forgets it).
         """
-        self.wager = None
         self.pending.extendleft([self.meters_poll(), self.rte_poll()])
 
     # --- polls -------------------------------------------------------------------------------
@@ -161,10 +168,14 @@ class MachineHost:
         return Poll(request, self._data_length, decode, handle)
 
     def meters_poll(self) -> Poll:
-        request = f.selected_meters_request(self.address, list(METER_CODES))
-        return self._data_poll(
-            request, partial(f.decode_selected_meters, address=self.address), self.on_meters
-        )
+        lp = self.config.meters_lp
+        if lp in f.EXTENDED_METER_LPS:
+            request = f.extended_meters_request(self.address, list(METER_CODES), command=lp)
+            decode = partial(f.decode_extended_meters, address=self.address, command=lp)
+        else:
+            request = f.selected_meters_request(self.address, list(METER_CODES))
+            decode = partial(f.decode_selected_meters, address=self.address)
+        return self._data_poll(request, decode, self.on_meters)
 
     def _noop(self, value: Any) -> None:
         return None
@@ -184,7 +195,7 @@ class MachineHost:
         if code == 0x00:
             return
         if code == 0x7E:
-            self.wager = f.decode_game_started(report.data).credits_wagered
+            self.set_wager(f.decode_game_started(report.data).credits_wagered)
         elif code == 0x7F:
             self.on_game_ended(f.decode_game_ended(report.data))
         elif code in STATUS_BY_EXCEPTION or code in TILT_EXCEPTIONS:
@@ -208,7 +219,8 @@ class MachineHost:
     def after_status(self, code: int) -> None:
         if code == 0x52:
             self.in_handpay = False
-        if code == 0x17:  # power applied: the machine forgot the reporting mode
+        if code == 0x17:  # power applied: the machine forgot the reporting mode and any game in play
+            self.set_wager(None)
             self.start_session()
         elif code != 0x18:
             self.pending.append(self.meters_poll())
@@ -227,7 +239,11 @@ class MachineHost:
             return
         if self.wager > 0:
             self.emit("game", wager=self.cents(self.wager), win=self.cents(win_credits))
-        self.wager = None
+        self.set_wager(None)
+
+    def set_wager(self, credits: int | None) -> None:
+        self.wager = credits
+        self.out.open_game_set(self.config.code, credits)
 
     def on_meters(self, answer: tuple[int, dict[int, int]]) -> None:
         _, raw = answer

@@ -98,13 +98,17 @@ class Broadcaster(Protocol):
     def frames_due(self, now: float) -> list[bytes]: ...
 
 
+def check_intervals(machines: list[LineMachine]) -> None:
+    for machine in machines:
+        if not MIN_INTERVAL <= machine.interval <= MAX_INTERVAL:
+            raise ValueError(f"poll interval {machine.interval} s is outside 0.2-5 s (SAS 6.02 §2.3.3)")
+
+
 class LinePoller:
     """Runs one line: broadcasts when due, otherwise the machine whose turn has come."""
 
     def __init__(self, link: Link, machines: list[LineMachine], broadcaster: Broadcaster | None = None):
-        for machine in machines:
-            if not MIN_INTERVAL <= machine.interval <= MAX_INTERVAL:
-                raise ValueError(f"poll interval {machine.interval} s is outside 0.2-5 s (SAS 6.02 §2.3.3)")
+        check_intervals(machines)
         self.link = link
         self.machines = machines
         self.broadcaster = broadcaster
@@ -115,7 +119,10 @@ class LinePoller:
         if self.broadcaster is not None:
             for frame in self.broadcaster.frames_due(now):
                 self.link.broadcast(frame)
-        machine = min(self.machines, key=lambda m: m.next_due)
+        machines = self.machines  # replaced whole when the server's map changes, never edited
+        if not machines:  # a line the server's map has no machine on (yet)
+            return now + 0.1
+        machine = min(machines, key=lambda m: m.next_due)
         if machine.next_due > now:
             return machine.next_due
         # Schedule from the start of the exchange: the 200 ms floor counts between polls, not answers.
@@ -127,7 +134,7 @@ class LinePoller:
             poll.handle(value)
         else:
             machine.on_silence(now)
-        return min(m.next_due for m in self.machines)
+        return min(m.next_due for m in machines)
 
     def run(self) -> None:
         while not self.stop.is_set():

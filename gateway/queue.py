@@ -15,6 +15,7 @@ from typing import Any
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS machine_seq (machine TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS open_game (machine TEXT PRIMARY KEY, credits INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY, body TEXT NOT NULL, error TEXT NOT NULL,
                                      detail TEXT NOT NULL);
 """
@@ -27,6 +28,7 @@ class EventStore:
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(SCHEMA)
         self.lock = threading.Lock()  # one connection shared by the line threads and the forwarder
+        self.arrived = threading.Event()  # set by every put: the forwarder sends at once, not next round
 
     def put(self, machine: str, event: dict[str, Any]) -> int:
         """Number the event with the machine's next seq and keep it; returns the seq."""
@@ -46,7 +48,26 @@ class EventStore:
             except BaseException:
                 self.db.execute("ROLLBACK")
                 raise
+        self.arrived.set()
         return seq
+
+    def open_game_set(self, machine: str, credits: int | None) -> None:
+        """The wager of the game a machine started (7E) and has not ended (7F) yet, kept on disk: a
+        gateway killed between the two would otherwise lose the game when its 7F comes to the next one."""
+        with self.lock:
+            if credits is None:
+                self.db.execute("DELETE FROM open_game WHERE machine = ?", (machine,))
+            else:
+                self.db.execute(
+                    "INSERT INTO open_game (machine, credits) VALUES (?, ?) "
+                    "ON CONFLICT (machine) DO UPDATE SET credits = excluded.credits",
+                    (machine, credits),
+                )
+
+    def open_game(self, machine: str) -> int | None:
+        with self.lock:
+            row = self.db.execute("SELECT credits FROM open_game WHERE machine = ?", (machine,)).fetchone()
+        return row[0] if row else None
 
     def oldest(self, limit: int) -> list[tuple[int, dict[str, Any]]]:
         with self.lock:

@@ -98,9 +98,11 @@ def floor_load(rng: random.Random) -> list[Machine]:
             if member.enabled:
                 triggers[member.machine_id].append(trigger)
     machines = []
-    for row in SlotMachine.objects.exclude(status=SlotMachine.Status.OUT_OF_SERVICE).select_related(
-        "room__venue"
-    ):
+    # Machines on SAS are played by the emulated machines behind the gateway (scripts/demo-gateway).
+    playable = SlotMachine.objects.exclude(status=SlotMachine.Status.OUT_OF_SERVICE).filter(
+        sas_address__isnull=True
+    )
+    for row in playable.select_related("room__venue"):
         start = {name: meters[row.id].get(name, 0) for name in sorted(METER_NAMES)}
         if not meters[row.id]:
             start["coin_in"] = rng.randrange(1_000_000, 50_000_000)

@@ -304,6 +304,14 @@ class Egm:
             return None  # a single-game machine ignores polls for other games
         return f.selected_meters(self.address, {c: self.meters[c] for c in codes if c in self.meters})
 
+    def _lp_extended_meters(self, frame: bytes, now: float) -> bytes | None:
+        command = frame[1]
+        game, codes = f.decode_extended_meters_request(frame, self.address, command)
+        if game != 0:
+            return None
+        # A meter this machine does not keep is answered with size 0, as SAS asks, not left out.
+        return f.extended_meters(self.address, {c: self.meters.get(c) for c in codes}, command=command)
+
     def _lp_broadcast(self, frame: bytes, now: float) -> bytes:
         decode = f.decode_single_broadcast if frame[1] == f.LP_SINGLE_BROADCAST else f.decode_multi_broadcast
         self.broadcast(*decode(frame, self.address), now)
@@ -336,6 +344,8 @@ class Egm:
         f.LP_ENABLE_RTE: _lp_enable_rte,
         f.LP_HANDPAY_INFO: _lp_handpay_info,
         f.LP_SELECTED_METERS: _lp_selected_meters,
+        f.LP_EXTENDED_METERS: _lp_extended_meters,
+        f.LP_EXTENDED_METERS_ALT: _lp_extended_meters,
         f.LP_SINGLE_BROADCAST: _lp_broadcast,
         f.LP_MULTI_BROADCAST: _lp_broadcast,
         f.LP_SAS_PROGRESSIVE_WIN: _lp_sas_win,

@@ -19,6 +19,8 @@ RTE_MARKER = 0xFF
 LP_ENABLE_RTE = 0x0E
 LP_HANDPAY_INFO = 0x1B
 LP_SELECTED_METERS = 0x2F
+LP_EXTENDED_METERS = 0x6F
+LP_EXTENDED_METERS_ALT = 0xAF
 LP_SINGLE_BROADCAST = 0x80
 LP_PROGRESSIVE_WIN = 0x84
 LP_SAS_PROGRESSIVE_WIN = 0x85
@@ -226,6 +228,82 @@ def decode_selected_meters(frame: bytes, address: int) -> tuple[int, dict[int, i
     return game, meters
 
 
+# --- LP 6F / AF extended meters for game N ---------------------------------------------------------------
+
+EXTENDED_METER_LPS = (LP_EXTENDED_METERS, LP_EXTENDED_METERS_ALT)
+MAX_EXTENDED_METERS = 12  # the request's length byte is 04-1A: game number + 12 two-byte codes
+MAX_METER_SIZE = 9  # a meter value is 0-9 BCD bytes; 0 means "not supported by this machine"
+
+
+def _extended_command(command: int) -> None:
+    if command not in EXTENDED_METER_LPS:
+        raise FrameError(f"LP {command:02X} is not an extended meters poll")
+
+
+def extended_meters_request(
+    address: int, codes: list[int], game: int = 0, command: int = LP_EXTENDED_METERS
+) -> bytes:
+    """6F and AF share one layout: game 2 BCD, then each meter code in 2 bytes, binary LSB first."""
+    _extended_command(command)
+    if not 1 <= len(codes) <= MAX_EXTENDED_METERS:
+        raise FrameError(f"LP {command:02X} asks for 1 to {MAX_EXTENDED_METERS} meters")
+    body = to_bcd(game, 2) + b"".join(code.to_bytes(2, "little") for code in codes)
+    return with_crc(bytes([address, command, len(body)]) + body)
+
+
+def decode_extended_meters_request(
+    frame: bytes, address: int, command: int = LP_EXTENDED_METERS
+) -> tuple[int, list[int]]:
+    body = _variable_body(frame, address, command)
+    codes = body[2:]
+    if len(body) < 4 or len(codes) % 2 or len(codes) > 2 * MAX_EXTENDED_METERS:
+        raise FrameError(f"LP {command:02X}: meter codes are 2 bytes each, 1 to {MAX_EXTENDED_METERS}")
+    return _decimal(body[:2]), [int.from_bytes(codes[i : i + 2], "little") for i in range(0, len(codes), 2)]
+
+
+def extended_meters(
+    address: int,
+    meters: dict[int, int | None],
+    game: int = 0,
+    command: int = LP_EXTENDED_METERS,
+) -> bytes:
+    """Per meter: code 2 (LSB first), size 1, value `size` BCD; None (not supported) is sent as size 0.
+
+    The size is the Table C-7 width the selected-meters answer uses (4 BCD bytes for game counters,
+    5 for amounts), so a meter reads the same by 2F and by 6F/AF.
+    """
+    _extended_command(command)
+    body = to_bcd(game, 2)
+    for code, value in meters.items():
+        body += code.to_bytes(2, "little")
+        if value is None:
+            body += bytes([0])
+            continue
+        width = METER_WIDTH.get(code, DEFAULT_METER_WIDTH)
+        body += bytes([width]) + to_bcd(value % 10 ** (2 * width), width)
+    return with_crc(bytes([address, command, len(body)]) + body)
+
+
+def decode_extended_meters(
+    frame: bytes, address: int, command: int = LP_EXTENDED_METERS
+) -> tuple[int, dict[int, int]]:
+    """Meters the machine reported, of any size 1-9; the ones it does not support (size 0) left out."""
+    body = _variable_body(frame, address, command)
+    if len(body) < 2:
+        raise FrameError(f"LP {command:02X}: no game number")
+    game, rest, meters = _decimal(body[:2]), body[2:], {}
+    while rest:
+        if len(rest) < 3:
+            raise FrameError(f"LP {command:02X}: truncated meter header")
+        code, size = int.from_bytes(rest[:2], "little"), rest[2]
+        if size > MAX_METER_SIZE or len(rest) < 3 + size:
+            raise FrameError(f"LP {command:02X}: meter {code:04X} of {size} bytes does not fit")
+        if size:
+            meters[code] = _decimal(rest[3 : 3 + size])
+        rest = rest[3 + size :]
+    return game, meters
+
+
 # --- LP 80 / 86 progressive broadcasts -----------------------------------------------------------
 
 
@@ -372,6 +450,8 @@ REQUEST_LENGTH = {
     LP_ENABLE_RTE: 5,
     LP_HANDPAY_INFO: 2,
     LP_SELECTED_METERS: VARIABLE,
+    LP_EXTENDED_METERS: VARIABLE,
+    LP_EXTENDED_METERS_ALT: VARIABLE,
     LP_SINGLE_BROADCAST: 11,
     LP_PROGRESSIVE_WIN: 2,
     LP_SAS_PROGRESSIVE_WIN: 2,
@@ -385,6 +465,8 @@ REQUEST_LENGTH = {
 RESPONSE_LENGTH = {
     LP_HANDPAY_INFO: 24,
     LP_SELECTED_METERS: VARIABLE,
+    LP_EXTENDED_METERS: VARIABLE,
+    LP_EXTENDED_METERS_ALT: VARIABLE,
     LP_PROGRESSIVE_WIN: 11,
     LP_SAS_PROGRESSIVE_WIN: 11,
     LP_MULTI_PROGRESSIVE_WINS: VARIABLE,

@@ -1,4 +1,5 @@
-"""A small stand-in for POST /api/v1/events: dedupes on (machine, seq) and answers like the API."""
+"""A small stand-in for POST /api/v1/events (dedupes on (machine, seq) and answers like the API) and
+GET /api/v1/gateway/config (answers `gateway_map`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class FakeEventsServer:
         self.hold = threading.Event()  # while set, answers wait after storing (a gateway killed mid-request)
         self.stored_batch = threading.Event()
         self.lock = threading.Lock()
+        self.gateway_map: dict[str, Any] | None = None  # None: the map route answers 503
+        self.map_requests = 0
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
@@ -54,6 +57,18 @@ class FakeEventsServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 return None
+
+            def do_GET(self) -> None:
+                if self.headers.get("Authorization") != f"Bearer {server.key}":
+                    self._answer(401, {"error": "unauthorized", "detail": "bad key"})
+                elif self.path != "/api/v1/gateway/config":
+                    self._answer(404, {"error": "not_found", "detail": self.path})
+                else:
+                    server.map_requests += 1
+                    if server.gateway_map is None:
+                        self._answer(503, {"error": "database_unavailable", "detail": "down"})
+                    else:
+                        self._answer(200, server.gateway_map)
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))

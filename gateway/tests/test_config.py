@@ -31,6 +31,7 @@ def test_the_example_configuration_loads():
         ({"code": "A", "address": 128, "denomination": 1}, "1-127"),
         ({"code": "A", "address": 1, "denomination": 1, "group": 2}, "group 2 is not configured"),
         ({"address": 1, "denomination": 1}, "argument: 'code'"),
+        ({"code": "A", "address": 1, "denomination": 1, "meters_lp": 0x1C}, "meters_lp must be 0x2F"),
     ],
 )
 def test_bad_machine_entries_are_refused_with_a_reason(machine, message):

@@ -165,3 +165,17 @@ def test_reader_finds_frames_from_structure_and_timing():
     # an unknown command: bytes are dropped until the line is quiet, then framing resumes
     assert reader.feed(bytes([1, 0x72, 0x85, 0x81]), 2.0) == []
     assert reader.feed(f.general_poll(1), 2.5) == [f.general_poll(1)]
+
+
+def test_extended_meters_answer_every_code_asked_and_size_0_for_unknown_ones():
+    egm = machine()
+    egm.meters[COIN_IN] = 1234
+    egm.meters[GAMES_PLAYED] = 7
+    request = f.extended_meters_request(1, [0x0000, 0x0005, 0x0042], command=f.LP_EXTENDED_METERS_ALT)
+    answer = egm.answer(request, 0.0)
+    assert answer == f.extended_meters(
+        1, {0x0000: 1234, 0x0005: 7, 0x0042: None}, command=f.LP_EXTENDED_METERS_ALT
+    )
+    assert answer[-5:-2] == bytes.fromhex("420000")  # code 0042 LSB first, size 0, no value
+    for_game_3 = f.extended_meters_request(1, [0x0000], game=3)
+    assert egm.answer(for_game_3, 0.0) is None  # a single-game machine ignores other games

@@ -202,3 +202,17 @@ def test_a_repeated_51_makes_one_handpay_lockup_until_the_reset():
     run(poller, wire, until=5.0)
     statuses = [(e["status"], e.get("amount")) for e in out.events if e["type"] == "status"]
     assert statuses == [("handpay_lockup", 50), ("handpay_reset", None), ("handpay_lockup", 60)]
+
+
+def test_a_changed_amount_is_broadcast_after_the_short_gap_not_a_period_later():
+    board = ProgressiveBoard({17: (1, 1)}, fresh_for=10.0)
+    board.set_level(17, 150000)
+    board.heard_from_server(0.0)
+    caster = GroupBroadcaster(board, {1: 0x86}, every=1.0, min_gap=0.2)
+    assert caster.frames_due(0.0) == [f.multi_broadcast(1, {1: 150000})]
+    board.set_level(17, 150001)
+    assert caster.frames_due(0.1) == []  # inside the gap since the last broadcast
+    assert caster.frames_due(0.2) == [f.multi_broadcast(1, {1: 150001})]  # not at 1.0
+    board.set_level(17, 150001)  # the same amount again is no change
+    assert caster.frames_due(0.5) == []
+    assert caster.frames_due(1.2) == [f.multi_broadcast(1, {1: 150001})]  # the periodic one

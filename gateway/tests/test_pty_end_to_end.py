@@ -122,8 +122,8 @@ def _award_and_meters(egm: Egm, gateway: Gateway) -> None:
     assert last["games_played"] == 3
     assert last["coin_in"] == 13 * 50
     assert last["jackpot"] == 150000
-    assert last["attendant_paid_progressive"] == 150000
-    assert last["machine_paid_progressive"] == 5000
+    assert last["progressive_attendant_paid"] == 150000
+    assert last["progressive_machine_paid"] == 5000
 
 
 def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path):

@@ -201,3 +201,75 @@ def nibble_ccitt(data: bytes) -> int:
 @pytest.mark.parametrize("data", [h("0194"), b"123456789", bytes(range(30))])
 def test_crc_equals_the_nibble_algorithm_of_sas_hosts(data):
     assert crc16(data) == nibble_ccitt(data)
+
+
+# --- LP 6F / AF extended meters ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [0x6F, 0xAF])
+def test_extended_meters_request_carries_two_byte_codes_lsb_first(command):
+    frame = f.extended_meters_request(0x01, [0x0000, 0x0005, 0x1234], command=command)
+    # address, command, length 8 (game 2 + 3 codes x 2), game 0000, codes LSB first, CRC
+    assert frame[:-2] == h(f"01{command:02x}08" + "0000" + "0000" + "0500" + "3412")
+    assert frame == with_crc(frame[:-2])
+    assert f.decode_extended_meters_request(frame, 0x01, command) == (0, [0x0000, 0x0005, 0x1234])
+
+
+@pytest.mark.parametrize("command", [0x6F, 0xAF])
+def test_extended_meters_answer_gives_each_meter_its_size(command):
+    frame = f.extended_meters(0x02, {0x0000: 123456, 0x0005: 42, 0x0042: None}, command=command)
+    body = (
+        "0000"  # game
+        + "0000"
+        + "05"
+        + "0000123456"  # coin in: 5 BCD bytes
+        + "0500"
+        + "04"
+        + "00000042"  # games played: 4 BCD bytes (Table C-7 width)
+        + "4200"
+        + "00"  # a meter the machine does not keep: size 0, no value
+    )
+    assert frame[:-2] == h(f"02{command:02x}{len(body) // 2:02x}" + body)
+    assert frame == with_crc(frame[:-2])
+    assert f.decode_extended_meters(frame, 0x02, command) == (0, {0x0000: 123456, 0x0005: 42})
+
+
+def test_extended_meters_decoder_reads_any_size_up_to_nine():
+    body = h("0000" + "0000" + "09" + "000000001234567890" + "0100" + "01" + "07")
+    frame = with_crc(h("016f") + bytes([len(body)]) + body)
+    assert f.decode_extended_meters(frame, 0x01) == (0, {0x0000: 1234567890, 0x0001: 7})
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ("0000" + "0000" + "0a" + "00" * 10, "a meter of 10 bytes"),
+        ("0000" + "0000" + "05" + "000012", "a value shorter than its size"),
+        ("0000" + "00", "a truncated meter header"),
+        ("0000" + "0000" + "02" + "1a00", "a hex nibble in the value"),
+    ],
+)
+def test_extended_meters_decoder_refuses_malformed_answers(body, why):
+    frame = with_crc(h("016f") + bytes([len(h(body))]) + h(body))
+    with pytest.raises(f.FrameError):
+        f.decode_extended_meters(frame, 0x01)
+
+
+def test_extended_meters_request_bounds_and_commands():
+    with pytest.raises(f.FrameError):
+        f.extended_meters_request(0x01, [])
+    with pytest.raises(f.FrameError):
+        f.extended_meters_request(0x01, list(range(13)))
+    with pytest.raises(f.FrameError):
+        f.extended_meters_request(0x01, [0], command=0x2F)
+    odd = with_crc(h("016f03000000"))  # game plus half a meter code
+    with pytest.raises(f.FrameError):
+        f.decode_extended_meters_request(odd, 0x01)
+    assert len(f.extended_meters_request(0x01, list(range(12)))) == 2 + 1 + 2 + 24 + 2
+
+
+def test_extended_meters_frame_lengths_come_from_the_length_byte():
+    request = f.extended_meters_request(0x05, [0, 1, 2], command=0xAF)
+    assert f.frame_length(request[:3], f.REQUEST_LENGTH) == len(request)
+    answer = f.extended_meters(0x05, {0: 1, 1: 2}, command=0xAF)
+    assert f.frame_length(answer[:3], f.RESPONSE_LENGTH) == len(answer)

