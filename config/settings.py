@@ -369,3 +369,6 @@ LOGGING = {
     # axes.apps announces its configuration at every start; failed logins stay logged (axes.handlers).
     "loggers": {"django.db.backends": {"level": "WARNING"}, "axes.apps": {"level": "WARNING"}},
 }
+if not USING_REDIS:
+    # The in-memory broker's URL (memory://) names no host, and kombu warns about it at every start.
+    LOGGING["loggers"]["kombu.connection"] = {"level": "ERROR"}
