@@ -100,10 +100,8 @@ def _run(rng: random.Random, length: int) -> list[int]:
     return list(range(start, start + length))
 
 
-def _straight_flush(rng: random.Random, length: int) -> list[str]:
-    suit = rng.randrange(4)
-    ranks = _run(rng, length)
-    return [_card(rank, suit) for rank in ranks]
+def _straight_flush(rng: random.Random, length: int, suit: int) -> list[str]:
+    return [_card(rank, suit) for rank in _run(rng, length)]
 
 
 def rare_cards(hand: str, rng: random.Random) -> list[str]:
@@ -116,12 +114,13 @@ def rare_cards(hand: str, rng: random.Random) -> list[str]:
         start = rng.randint(0, 7)  # up to K high: an ace-high one is the Royal Flush
         return [_card(rank, suit) for rank in range(start, start + 5)]
     if hand == Hand.STRAIGHT_FLUSH_7:
-        return _straight_flush(rng, 7)
+        return _straight_flush(rng, 7, suit)
     if hand in (Hand.STRAIGHT_FLUSH_6, Hand.STRAIGHT_FLUSH_5):
         length = 6 if hand == Hand.STRAIGHT_FLUSH_6 else 5
-        cards = _straight_flush(rng, length)
-        # The rest off suit, so the run cannot grow; pairs of other ranks cannot beat a straight flush.
-        others = [r for r in range(13)]
+        cards = _straight_flush(rng, length, suit)
+        # The rest off the run's suit, so the run cannot grow; a pair or more of other ranks cannot beat
+        # a straight flush.
+        others = list(range(13))
         rng.shuffle(others)
         cards += [_card(rank, (suit + 1 + i) % 4) for i, rank in enumerate(others[: 7 - length])]
         rng.shuffle(cards)
