@@ -24,8 +24,11 @@ from config.env import (
     env_redis,
     env_str,
 )
+from config.env_file import env_file_apply, env_file_path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The local settings file (.env, config/env_file.py) before any variable is read; the environment wins.
+env_file_apply(env_file_path())
 
 DEBUG = env_bool("DEBUG", default=False)
 SECRET_KEY = env_str("SECRET_KEY")
@@ -374,3 +377,6 @@ LOGGING = {
     # axes.apps announces its configuration at every start; failed logins stay logged (axes.handlers).
     "loggers": {"django.db.backends": {"level": "WARNING"}, "axes.apps": {"level": "WARNING"}},
 }
+if not USING_REDIS:
+    # The in-memory broker's URL (memory://) names no host, and kombu warns about it at every start.
+    LOGGING["loggers"]["kombu.connection"] = {"level": "ERROR"}

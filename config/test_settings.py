@@ -3,6 +3,9 @@ cannot do (HTTPS redirect, secure-only cookies) relaxed. The environment still p
 
 import os
 
+# The suite never reads a checkout's local settings file (.env): its own tests name their files.
+os.environ.setdefault("ENV_FILE", "")
+
 os.environ.setdefault("SECRET_KEY", "test-secret-key-that-is-long-enough-for-checks-0123456789")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")

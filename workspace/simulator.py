@@ -8,8 +8,11 @@ The model, per machine: a player sits down or gets up once a simulated minute, s
 occupied machines follows the hour of the day (OCCUPANCY); a seated player picks a bet within the
 machine's min and max (a third play max bet) and plays one game every 3 to 6 s; wins return about 90%;
 every machine reports its meters every ~20 s, idle or not (it keeps the machine online, as SAS polling
-does); a door opens or a tilt happens now and then; a machine-triggered level is hit with a
-probability that makes it pay out, on average, when it has grown by about half its reset value.
+does), and they are the sums of the games it played: coin in the wagers, coin out the wins, games played
+their count, carried on from the machine's last stored snapshot (zero on a new floor), never invented;
+a door opens or a tilt happens now and then; a machine-triggered level is hit with a probability that
+makes it pay out, on average, when it has grown by about half its reset value.
+With ``tables`` (workspace.simulator_tables) the same loop plays the table games' rounds.
 """
 
 from __future__ import annotations
@@ -103,9 +106,10 @@ def floor_load(rng: random.Random) -> list[Machine]:
         sas_address__isnull=True
     )
     for row in playable.select_related("room__venue"):
+        # The last snapshot's values, so the counters run on without a drop the server would take for a
+        # memory reset; a machine never reported starts at zero (a random coin in with no coin out made
+        # the floor's payback absurd).
         start = {name: meters[row.id].get(name, 0) for name in sorted(METER_NAMES)}
-        if not meters[row.id]:
-            start["coin_in"] = rng.randrange(1_000_000, 50_000_000)
         machines.append(
             Machine(
                 id=row.id,
@@ -117,7 +121,6 @@ def floor_load(rng: random.Random) -> list[Machine]:
                 seq=last_seq.get(row.id, 0),
                 meters=start,
                 levels=triggers[row.id],
-                next_meters=rng.uniform(0, METERS_EVERY_SECONDS),
             )
         )
     return machines
@@ -141,6 +144,7 @@ class FloorSimulator:
         rate: float = 1.0,
         hour: int | None = None,
         clock: Callable[[], float] = time.monotonic,
+        tables=None,
     ) -> None:
         self.url = urlparse(url.rstrip("/"))
         self.keys = keys
@@ -153,6 +157,7 @@ class FloorSimulator:
         self.outbox: dict[str, list[dict]] = defaultdict(list)
         self.connections: dict[str, http.client.HTTPConnection] = {}
         self.next_minute = 0.0
+        self.tables = tables  # a workspace.simulator_tables.TableSimulator, or None
 
     # --- the floor -----------------------------------------------------------------------------------
 
@@ -167,10 +172,13 @@ class FloorSimulator:
         return machine.min_bet + machine.denomination * self.rng.randint(0, steps)
 
     def seats_fill(self) -> None:
-        """At start the floor already has the hour's players."""
+        """At start the floor already has the hour's players, and the machines' meter reports spread over
+        the first METERS_EVERY_SECONDS (all at once, 450 snapshots made one request that held the server's
+        meter transaction for seconds, and every report after it came in step)."""
         target = self.occupancy()
         now = self.clock()
         for machine in self.machines:
+            machine.next_meters = now + self.rng.uniform(0, METERS_EVERY_SECONDS)
             if self.rng.random() < target:
                 machine.bet = self.bet_choose(machine)
                 machine.next_game = now + self.rng.uniform(0, 6) / self.rate
@@ -289,12 +297,13 @@ class FloorSimulator:
     # --- the loop ------------------------------------------------------------------------------------
 
     def server_wait(self, timeout: float = 60) -> None:
-        """The demo starts the simulator with the server: wait until it answers."""
+        """The demo starts the simulator with the server: wait until it answers (a page, not /healthz,
+        which is 503 and logged as an error until the worker's first heartbeat)."""
         deadline = time.monotonic() + timeout
         while True:
             try:
                 conn = self.connection("health")
-                conn.request("GET", f"{self.url.path}/healthz")
+                conn.request("GET", f"{self.url.path}/admin/login/")
                 conn.getresponse().read()
                 return
             except (OSError, http.client.HTTPException):
@@ -310,6 +319,8 @@ class FloorSimulator:
         started = last = self.clock()
         next_flush = next_progress = started
         self.seats_fill()
+        if self.tables is not None:
+            self.tables.schedule(started)
         self.next_minute = started + 60 / self.rate
         while duration is None or self.clock() - started < duration:
             now = self.clock()
@@ -319,6 +330,8 @@ class FloorSimulator:
             for machine in self.machines:
                 self.machine_step(machine, now, now - last)
             last = now
+            if self.tables is not None:
+                self.tables.step(now)
             if now >= next_flush:
                 self.flush()
                 next_flush = now + FLUSH_EVERY_SECONDS
@@ -338,4 +351,4 @@ class FloorSimulator:
             f"{elapsed:7.0f}s  players {playing}/{len(self.machines)}  games {t.games} ({speed:.1f}/s)  "
             f"events {t.accepted} accepted, {t.duplicates} dup, {t.rejected} rejected  "
             f"hits {t.hits}  errors {t.errors}"
-        )
+        ) + (self.tables.progress_text() if self.tables is not None else "")

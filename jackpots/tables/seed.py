@@ -1,11 +1,12 @@
 """Seed of the table games: the Caribbean Stud and Jumbo 7 progressives, their pay tables and tables.
 
 Figures the casino gives: the Jumbo 7 pay table (7-card straight flush 100% of the progressive, 6-card
-€5,000, 5-card €250, Four of a Kind €50, Full House €5, Flush €4, Straight €2) and its 3% of every bet to
-the start of the next jackpot. Our defaults, configurable in the admin and documented in the README:
-the Caribbean Stud pay table (the classic one: Royal Flush 100%, Straight Flush 10%, Four of a Kind €500,
-Full House €100, Flush €50), the €1.00 Caribbean Stud jackpot chip, the levels' reset values and rates.
-Idempotent: an existing object is left as it is.
+€5,000, 5-card €250, Four of a Kind €50, Full House €5, Flush €4, Straight €2), its 3% of every bet to
+the start of the next jackpot, and the Jumbo 7 pool on its rules page, €9,496.86, where our Jumbo 7
+opens (JUMBO_7_OPENING_MC says why). Our defaults, configurable in the admin and documented in the
+README: the Caribbean Stud pay table (the classic one: Royal Flush 100%, Straight Flush 10%, Four of a
+Kind €500, Full House €100, Flush €50), the €1.00 Caribbean Stud jackpot chip, the levels' reset values
+and rates. Idempotent: an existing object is left as it is.
 """
 
 from __future__ import annotations
@@ -45,10 +46,18 @@ JUMBO_7_LINES = [
     (Hand.STRAIGHT, PayLine.Kind.FIXED, 200),
 ]
 
-# (game, progressive, pay table, level parameters). Caribbean Stud, our defaults: reset €10,000, 35% of
-# each chip to the meter and 5% to the next start. Jumbo 7, the casino: 3% of every bet starts the next
-# jackpot, so the reset value is nought and the next cycle starts at the reserve; the 12% to the meter is
-# our default.
+# Where the Jumbo 7 progressive opens. It is shared by several casinos and never starts from nothing: the
+# pool our tables join is the network's, and the casino's Casino Hold'em rules page (seeds, 004) shows it
+# at €9,496.86 ("SCALA COLORE A 7 CARTE € 9,496.86"). Seeding it at its reset value, nought, showed €0,00
+# on every sign until the first bets: a jackpot nobody would play for. Its reset value stays nought (the
+# casino: 3% of every bet starts the next jackpot, from the reserve), so after a hit it restarts from
+# what the bets put aside, as the rules say; only the first cycle opens at the documented figure.
+JUMBO_7_OPENING_MC = 949_686 * 1000
+
+# (game, progressive, pay table, level parameters). Caribbean Stud, our defaults: reset
+# €10,000, 35% of each chip to the meter and 5% to the next start. Jumbo 7, the casino: 3% of every bet
+# starts the next jackpot, so the reset value is nought and the next cycle starts at the reserve; the 12%
+# to the meter is our default.
 PROGRESSIVES = [
     (
         Game.CARIBBEAN_STUD,
@@ -75,13 +84,17 @@ TABLES = [
 
 
 def pay_table_ensure(
-    progressive: Progressive, game: str, lines: list[tuple[str, str, Decimal | int]], **level_params_
+    progressive: Progressive,
+    game: str,
+    lines: list[tuple[str, str, Decimal | int]],
+    opening_mc: int | None = None,
+    **level_params_,
 ) -> PayTable:
     pay_table = PayTable.objects.filter(progressive=progressive).first()
     if pay_table is not None:
         return pay_table
     level = progressive.levels.order_by("position", "id").first() or level_create(
-        progressive, name="Jackpot", position=1, params=core.Params(**level_params_)
+        progressive, name="Jackpot", position=1, params=core.Params(**level_params_), opening_mc=opening_mc
     )
     pay_table = PayTable.objects.create(progressive=progressive, level=level, game=game)
     PayLine.objects.bulk_create(
@@ -97,17 +110,19 @@ def pay_table_ensure(
     return pay_table
 
 
-def tables_seed() -> None:
+def tables_seed(jumbo_7_opening_mc: int | None = JUMBO_7_OPENING_MC) -> None:
+    """``jumbo_7_opening_mc``: where a new Jumbo 7 level opens (None: at its reset value, nought)."""
     venues = {
         code: Venue.objects.get_or_create(code=code, defaults={"name": name, "address": address})[0]
         for code, (name, address) in VENUES.items()
     }
     progressives = {}
     for game, name, lines, params in PROGRESSIVES:
+        opening_mc = jumbo_7_opening_mc if game == Game.CASINO_HOLDEM else None
         progressive = Progressive.objects.get_or_create(
             name=name, defaults={"kind": Progressive.Kind.WIDE_AREA, "currency": "EUR"}
         )[0]
-        pay_table_ensure(progressive, game, lines, **params)
+        pay_table_ensure(progressive, game, lines, opening_mc, **params)
         progressives[game] = progressive
     for code, venue_code, game in TABLES:
         venue = venues[venue_code]

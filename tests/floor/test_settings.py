@@ -19,7 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _manage(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess:
     """Runs manage.py with only the given environment (plus PATH and an SQLite file in tmp_path)."""
-    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "SQLITE_PATH": str(tmp_path / "db.sqlite3")}
+    base = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+        "ENV_FILE": "",  # not the checkout's local settings file: only what the test gives
+    }
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,

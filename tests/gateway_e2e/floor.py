@@ -23,12 +23,11 @@ def main() -> None:
     django.setup()
     from decimal import Decimal
 
-    from slots.services.keys import gateway_key_issue
-
     from jackpots.models import Level
     from jackpots.services import core
     from jackpots.services.levels import level_create
     from slots.models import SlotMachine
+    from slots.services.keys import gateway_key_issue
     from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, RoomFactory, SlotMachineFactory
 
     grand_params = core.Params(reset_mc=100_000_000, rate=Decimal("0.01"), reserve_rate=Decimal("0.002"))

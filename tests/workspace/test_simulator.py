@@ -7,8 +7,10 @@ from collections import defaultdict
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
-from slots.models import MachineEvent, SlotMachine
+from slots.models import MachineEvent, MachineMeter, SlotMachine
+from slots.services.vocabulary import METER_NAMES
 from workspace.simulator import OCCUPANCY, FloorSimulator, floor_load, gateway_keys_issue
 
 pytestmark = pytest.mark.django_db
@@ -117,3 +119,41 @@ def test_machines_on_sas_are_left_to_the_gateway() -> None:
     loaded = {machine.id for machine in floor_load(random.Random(1))}
     assert loaded & on_sas == set()
     assert len(loaded) == SlotMachine.objects.exclude(status=SlotMachine.Status.OUT_OF_SERVICE).count() - 9
+
+
+def test_meters_are_the_sums_of_the_games_posted_from_zero_on_a_new_floor() -> None:
+    call_command("seed_venezia", "--machines-per-room", "6")
+    _simulator, events = simulate(seconds=90, hour=21)
+
+    played: dict[str, dict[str, int]] = defaultdict(lambda: {"coin_in": 0, "coin_out": 0, "games_played": 0})
+    snapshots = 0
+    for event in events:
+        sums = played[event["machine"]]
+        if event["type"] == "game":
+            sums["coin_in"] += event["wager"]
+            sums["coin_out"] += event["win"]
+            sums["games_played"] += 1
+        elif event["type"] == "meters":
+            snapshots += 1
+            # Every snapshot, exactly the games the machine posted before it; nothing else moves.
+            assert event["meters"] == {**dict.fromkeys(METER_NAMES, 0), **sums}, event["machine"]
+    assert snapshots > len(SlotMachine.objects.all())  # each machine reported, most more than once
+    assert sum(s["games_played"] for s in played.values()) == games_count(events) > 0
+
+
+def test_meters_carry_on_from_the_machines_last_snapshot() -> None:
+    call_command("seed_venezia", "--machines-per-room", "6")
+    machine = SlotMachine.objects.get(asset_number="NOG-0001")
+    at = timezone.now()
+    for name, value in {"coin_in": 512_000, "coin_out": 471_350, "games_played": 1_024}.items():
+        MachineMeter.objects.create(machine=machine, name=name, value=value, seq=9, at=at)
+
+    machines = {m.asset: m for m in floor_load(random.Random(1))}
+
+    assert machines["NOG-0001"].meters == {
+        **dict.fromkeys(METER_NAMES, 0),
+        "coin_in": 512_000,
+        "coin_out": 471_350,
+        "games_played": 1_024,
+    }
+    assert machines["NOG-0002"].meters == dict.fromkeys(METER_NAMES, 0)

@@ -9,7 +9,8 @@ import pytest
 from django.core.management import call_command
 
 from config.celery import app
-from workspace.services import admin_user_ensure, beat_jobs_run_due
+from workspace.services.demo import admin_user_ensure
+from workspace.services.ticker import beat_jobs_run_due
 
 SCHEDULE = {
     "fast": {"task": "tasks.fast", "schedule": 1.0},

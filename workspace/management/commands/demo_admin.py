@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from workspace.services import admin_user_ensure
+from workspace.services.demo import admin_user_ensure
 
 
 class Command(BaseCommand):

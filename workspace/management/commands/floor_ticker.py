@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from workspace.services import beat_jobs_loop
+from workspace.services.ticker import beat_jobs_loop
 
 
 class Command(BaseCommand):

@@ -8,10 +8,14 @@ import sys
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from workspace.simulator import FloorSimulator, floor_load, gateway_keys_issue
+from workspace.simulator_tables import TableSimulator, table_keys_issue, tables_load
 
 
 class Command(BaseCommand):
-    help = "Simulates play on the floor through POST /api/v1/events (see floor/simulator.py for the model)."
+    help = (
+        "Simulates play on the floor through POST /api/v1/events and table rounds through "
+        "POST /api/v1/tables/<code>/rounds (see floor/simulator.py and workspace/simulator_tables.py)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--url", default="http://127.0.0.1:8000", help="The server to post to.")
@@ -30,9 +34,12 @@ class Command(BaseCommand):
             metavar="VENUE=KEY",
             help="A gateway key per venue (default: new keys are issued for this run).",
         )
+        parser.add_argument(
+            "--no-tables", action="store_true", help="Machines only: no Caribbean Stud or Jumbo 7 rounds."
+        )
 
     def handle(self, *args, url: str, rate: float, duration: float | None, seed: int | None,
-               hour: int | None, key: list[str], **options) -> None:  # fmt: skip
+               hour: int | None, key: list[str], no_tables: bool, **options) -> None:  # fmt: skip
         if rate <= 0:
             raise CommandError("--rate must be more than 0.")
         if hour is not None and not 0 <= hour <= 23:
@@ -45,7 +52,14 @@ class Command(BaseCommand):
         missing = sorted({machine.venue for machine in machines} - set(keys))
         if missing:
             raise CommandError(f"No gateway key for venue(s) {', '.join(missing)}: pass --key VENUE=KEY.")
-        simulator = FloorSimulator(url=url, keys=keys, machines=machines, rng=rng, rate=rate, hour=hour)
+        tables = None
+        if not no_tables:
+            sim_tables = tables_load()
+            keys_tables = table_keys_issue(sim_tables)
+            tables = TableSimulator(url=url, keys=keys_tables, tables=sim_tables, rng=rng, rate=rate)
+        simulator = FloorSimulator(
+            url=url, keys=keys, machines=machines, rng=rng, rate=rate, hour=hour, tables=tables
+        )
         tty = sys.stdout.isatty()
 
         def progress(line: str) -> None:

@@ -1,30 +1,15 @@
-"""Writes of the workspace: the demo administrator and the embedded periodic-job ticker."""
+"""The embedded periodic-job ticker: Celery beat's schedule run in-process on the embedded default."""
 
 from __future__ import annotations
 
 import logging
-import secrets
 import time
 from collections.abc import Callable
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
 from django.db import close_old_connections
 
 logger = logging.getLogger(__name__)
-
-
-def admin_user_ensure(username: str = "admin") -> str:
-    """Creates or updates the superuser ``username`` with a freshly generated password and returns it."""
-    password = secrets.token_urlsafe(12)
-    User = get_user_model()
-    user, _created = User.objects.get_or_create(username=username)
-    user.is_staff = True
-    user.is_superuser = True
-    user.is_active = True
-    user.set_password(password)
-    user.save()
-    return password
 
 
 def beat_jobs_run_due(
