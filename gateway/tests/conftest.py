@@ -3,33 +3,12 @@
 from __future__ import annotations
 
 import os
-import threading
-import tty
 from collections.abc import Callable, Iterator
 
 import pytest
 
-from gateway.egm.line import EgmLine
 from gateway.egm.machine import Egm
-from gateway.transport import FdTransport
-
-
-class PtyLine:
-    """An emulator serving machines on a pty; `device` is the path the gateway opens."""
-
-    def __init__(self, machines: list[Egm]) -> None:
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.master)
-        tty.setraw(self.slave)
-        self.device = os.ttyname(self.slave)
-        self.line = EgmLine(FdTransport(self.master), machines)
-        self.thread = threading.Thread(target=self.line.run, daemon=True)
-
-    def close(self) -> None:
-        self.line.stop.set()
-        self.thread.join(timeout=5)
-        os.close(self.master)
-        os.close(self.slave)
+from gateway.tests.helpers import PtyLine
 
 
 @pytest.fixture

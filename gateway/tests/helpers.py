@@ -1,14 +1,20 @@
-"""An in-memory SAS line between the host and emulated machines, a recorder of host outputs, and a wait
+"""An in-memory SAS line between the host and emulated machines, a pseudo-terminal line with the emulator
+on one end, a recorder of host outputs, and a wait
 for a condition (the fixtures are in conftest.py)."""
 
 from __future__ import annotations
 
+import os
+import threading
 import time
+import tty
 from collections.abc import Callable
 from typing import Any
 
+from gateway.egm.line import EgmLine
 from gateway.egm.machine import Egm
 from gateway.host import Callbacks
+from gateway.transport import FdTransport
 
 
 class Wire:
@@ -61,3 +67,21 @@ def wait_for(check: Callable[[], object], timeout: float = 10.0, what: str = "co
             return value
         time.sleep(0.02)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+class PtyLine:
+    """An emulator serving machines on a pty; `device` is the path the gateway opens."""
+
+    def __init__(self, machines: list[Egm]) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.master)
+        tty.setraw(self.slave)
+        self.device = os.ttyname(self.slave)
+        self.line = EgmLine(FdTransport(self.master), machines)
+        self.thread = threading.Thread(target=self.line.run, daemon=True)
+
+    def close(self) -> None:
+        self.line.stop.set()
+        self.thread.join(timeout=5)
+        os.close(self.master)
+        os.close(self.slave)

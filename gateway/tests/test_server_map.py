@@ -11,8 +11,8 @@ import pytest
 from gateway.app import ConfigError, Gateway, parse_config, with_server_map
 from gateway.egm.machine import Egm, EgmConfig
 from gateway.servermap import MapUnavailable, current_map, map_copy_path
-from gateway.tests.conftest import wait_for
 from gateway.tests.fake_server import FakeEventsServer
+from gateway.tests.helpers import wait_for
 
 SERVER_MAP = {
     "machines": [

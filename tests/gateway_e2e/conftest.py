@@ -21,7 +21,7 @@ import pytest
 
 from bench.stack import ROOT
 from gateway.egm.machine import Egm, EgmConfig
-from gateway.tests.conftest import PtyLine, wait_for
+from gateway.tests.helpers import PtyLine, wait_for
 from tests.slots.fault_stack import FaultStack, PrivatePostgres, PrivateRedis, manage
 
 MACHINES = 4

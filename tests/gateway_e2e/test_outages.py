@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gateway.tests.conftest import wait_for
+from gateway.tests.helpers import wait_for
 from tests.gateway_e2e.conftest import E2E
 from tests.gateway_e2e.test_progressive import playing
 

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import psycopg
 import pytest
 
-from gateway.tests.conftest import wait_for
+from gateway.tests.helpers import wait_for
 from tests.gateway_e2e.conftest import E2E, RecordingEgm, manage
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
