@@ -116,7 +116,7 @@ async def gateway_open(path: str, headers=None) -> WebsocketCommunicator:
     return communicator
 
 
-async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout: float = 3) -> list[dict]:
+async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout: float = 10) -> list[dict]:
     """Frames up to and including the first of type ``kind``."""
     frames = []
     deadline = time.monotonic() + timeout

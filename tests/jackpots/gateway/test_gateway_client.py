@@ -32,13 +32,13 @@ def level_set(level: Level, current_mc: int, seq: int) -> None:
 async def test_the_gateways_parser_takes_snapshot_update_hit_and_commands(floor: Floor):
     board, channel, commands = gateway_side(floor)
     ws = await gateway_open(floor.path)
-    channel.handle(await ws.receive_json_from())
+    channel.handle(await ws.receive_json_from(timeout=5))
     assert board.amounts == {(1, 1): 152_347, (1, 2): 10_500}
     assert board.resets == {(1, 1): 100_000, (1, 2): 10_000}
     assert board.group_amounts(1, now=board.heard) == {1: 152_347, 2: 10_500}
 
     await database_sync_to_async(level_set)(floor.grand, 152_400_999, 8)
-    channel.handle(await ws.receive_json_from())
+    channel.handle(await ws.receive_json_from(timeout=5))
     assert board.amounts[(1, 1)] == 152_400
 
     hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525)
@@ -63,7 +63,7 @@ async def test_the_gateways_award_answer_is_recorded(floor: Floor):
         {"award": award["award"], "amount": award["amount"], "status": "paid", "paid": 10_500},
     )
     await ws.send_json_to(channel.outbox.pop(0))
-    assert await ws.receive_json_from() == {
+    assert await ws.receive_json_from(timeout=5) == {
         "type": "award_recorded",
         "award": hit.id,
         "status": "paid",
@@ -92,7 +92,7 @@ async def test_the_gateways_handpay_answer_is_recorded(floor: Floor):
         "NOG-0101", {"award": commands[0]["award"], "amount": 150_000, "status": "handpay", "paid": 0}
     )
     await ws.send_json_to(channel.outbox.pop(0))
-    assert (await ws.receive_json_from())["status"] == "handpay"
+    assert (await ws.receive_json_from(timeout=5))["status"] == "handpay"
     state = await database_sync_to_async(lambda: Hit.objects.get(pk=hit.pk).state)()
     assert state == "hit"
     await ws.disconnect()

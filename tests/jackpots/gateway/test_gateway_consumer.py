@@ -38,7 +38,7 @@ def snapshot_levels(frame: dict) -> list[dict]:
 
 async def test_snapshot_on_connect_rounds_down_and_carries_resets(floor: Floor):
     ws = await gateway_open(floor.path)
-    frame = await ws.receive_json_from()
+    frame = await ws.receive_json_from(timeout=5)
     assert frame["type"] == "snapshot"
     assert [jackpot["id"] for jackpot in frame["jackpots"]] == [floor.progressive.id]
     assert snapshot_levels(frame) == [
@@ -64,7 +64,7 @@ async def test_a_machine_key_is_no_gateway_key(floor: Floor):
 async def test_a_revoked_key_is_refused_and_a_connected_gateway_closed(floor: Floor, settings):
     settings.GATEWAY_HEARTBEAT_SECONDS = Decimal("0.1")
     ws = await gateway_open(floor.path)
-    assert (await ws.receive_json_from())["type"] == "snapshot"
+    assert (await ws.receive_json_from(timeout=5))["type"] == "snapshot"
     await database_sync_to_async(credentials_revoke)(GatewayKey.objects.all())
     frames = []
     while (output := await ws.receive_output(timeout=2))["type"] == "websocket.send":
@@ -77,7 +77,7 @@ async def test_a_revoked_key_is_refused_and_a_connected_gateway_closed(floor: Fl
 async def test_another_venues_key_sees_nothing_of_this_venue(floor: Floor):
     other = await database_sync_to_async(lambda: gateway_key_issue(VenueFactory(code="VEN"))[1])()
     ws = await gateway_open(f"/ws/gateway/?token={other}")
-    assert await ws.receive_json_from() == {"type": "snapshot", "jackpots": []}
+    assert await ws.receive_json_from(timeout=5) == {"type": "snapshot", "jackpots": []}
     await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525)
     # No progressive of the other venue: nothing reaches it, neither the hit nor the award.
     assert await ws.receive_nothing(timeout=0.3)
@@ -101,15 +101,15 @@ def level_set(level: Level, current_mc: int, seq: int) -> None:
 
 async def test_update_on_every_level_change_older_seqs_dropped(floor: Floor):
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     await database_sync_to_async(level_set)(floor.grand, 152_400_999, 8)
-    assert await ws.receive_json_from() == {
+    assert await ws.receive_json_from(timeout=5) == {
         "type": "update",
         "levels": [{"id": floor.grand.id, "amount_eur": "1524.00", "seq": 8}],
     }
     await database_sync_to_async(level_set)(floor.grand, 152_300_000, 6)  # older than shown: dropped
     await database_sync_to_async(level_set)(floor.minor, 10_600_000, 4)
-    assert await ws.receive_json_from() == {
+    assert await ws.receive_json_from(timeout=5) == {
         "type": "update",
         "levels": [{"id": floor.minor.id, "amount_eur": "106.00", "seq": 4}],
     }
@@ -119,7 +119,7 @@ async def test_update_on_every_level_change_older_seqs_dropped(floor: Floor):
 async def test_heartbeat_at_the_configured_interval(floor: Floor, settings):
     settings.GATEWAY_HEARTBEAT_SECONDS = Decimal("0.2")
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     started = asyncio.get_running_loop().time()
     beat = await ws.receive_json_from(timeout=2)
     assert beat["type"] == "heartbeat" and set(beat) == {"type", "at"}
@@ -142,9 +142,9 @@ def machine_hit(floor: Floor) -> Hit:
 
 async def test_a_machine_hit_is_sent_as_the_signs_see_it_and_no_award(floor: Floor):
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     await database_sync_to_async(machine_hit)(floor)
-    assert await ws.receive_json_from() == {
+    assert await ws.receive_json_from(timeout=5) == {
         "type": "hit",
         "level": floor.grand.id,
         "amount_eur": "1523.47",
@@ -158,7 +158,7 @@ async def test_a_machine_hit_is_sent_as_the_signs_see_it_and_no_award(floor: Flo
 
 async def test_a_mystery_hit_of_a_sas_machine_is_sent_as_an_award(floor: Floor):
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525)
     frames = await receive_until(ws, "award")
     assert frames[0]["type"] == "hit"
@@ -168,9 +168,9 @@ async def test_a_mystery_hit_of_a_sas_machine_is_sent_as_an_award(floor: Floor):
 
 async def test_a_mystery_hit_of_a_machine_off_sas_is_no_award(floor: Floor):
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     await database_sync_to_async(mystery_hit)(floor.minor, floor.plain, 10_525)
-    assert (await ws.receive_json_from())["machine"] == "NOG-0103"
+    assert (await ws.receive_json_from(timeout=5))["machine"] == "NOG-0103"
     assert await ws.receive_nothing(timeout=0.3)
     await ws.disconnect()
 
@@ -186,10 +186,10 @@ async def test_unanswered_awards_are_sent_again_on_connect_until_answered(floor:
     ws = await gateway_open(floor.path)
     await receive_until(ws, "award")
     await ws.send_json_to(award_result(hit, "handpay"))
-    assert (await ws.receive_json_from())["type"] == "award_recorded"
+    assert (await ws.receive_json_from(timeout=5))["type"] == "award_recorded"
     await ws.disconnect()
     ws = await gateway_open(floor.path)
-    assert (await ws.receive_json_from())["type"] == "snapshot"
+    assert (await ws.receive_json_from(timeout=5))["type"] == "snapshot"
     assert await ws.receive_nothing(timeout=0.3)
     await ws.disconnect()
 
@@ -221,7 +221,7 @@ async def test_paid_marks_the_hit_paid_by_the_machine_with_its_difference_once(f
     ws = await gateway_open(floor.path)
     await receive_until(ws, "award")
     await ws.send_json_to(award_result(hit, "paid", 10_500))
-    assert await ws.receive_json_from() == {
+    assert await ws.receive_json_from(timeout=5) == {
         "type": "award_recorded",
         "award": hit.id,
         "status": "paid",
@@ -232,12 +232,12 @@ async def test_paid_marks_the_hit_paid_by_the_machine_with_its_difference_once(f
     paid_at = (await database_sync_to_async(Hit.objects.get)(pk=hit.pk)).paid_at
     # The same answer again (a gateway that was not sure it reached us): acknowledged, nothing changes.
     await ws.send_json_to(award_result(hit, "paid", 10_500))
-    assert (await ws.receive_json_from())["type"] == "award_recorded"
+    assert (await ws.receive_json_from(timeout=5))["type"] == "award_recorded"
     assert await database_sync_to_async(award_state)(hit) == recorded
     assert (await database_sync_to_async(Hit.objects.get)(pk=hit.pk)).paid_at == paid_at
     # Another answer for the same award is refused.
     await ws.send_json_to(award_result(hit, "handpay"))
-    assert await ws.receive_json_from() == {
+    assert await ws.receive_json_from(timeout=5) == {
         "type": "error",
         "error": "award_answered",
         "detail": "This award was already answered with another outcome.",
@@ -252,7 +252,7 @@ async def test_handpay_leaves_the_hit_for_the_attendants(floor: Floor):
     ws = await gateway_open(floor.path)
     await receive_until(ws, "award")
     await ws.send_json_to(award_result(hit, "handpay"))
-    assert await ws.receive_json_from() == {
+    assert await ws.receive_json_from(timeout=5) == {
         "type": "award_recorded",
         "award": hit.id,
         "status": "handpay",
@@ -297,7 +297,7 @@ async def test_bad_answers_are_refused_and_change_nothing(floor: Floor, change, 
         await ws.send_to(text_data=change)
     else:
         await ws.send_json_to(change)
-    frame = await ws.receive_json_from()
+    frame = await ws.receive_json_from(timeout=5)
     assert (frame["type"], frame["error"]) == ("error", code)
     assert await database_sync_to_async(award_state)(hit) == ("hit", None, False, [])
     await ws.disconnect()
@@ -307,9 +307,9 @@ async def test_an_award_of_another_venue_is_unknown(floor: Floor):
     hit = await database_sync_to_async(mystery_hit)(floor.minor, floor.sas1, 10_525, announce=False)
     other = await database_sync_to_async(lambda: gateway_key_issue(VenueFactory(code="VEN"))[1])()
     ws = await gateway_open(f"/ws/gateway/?token={other}")
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     await ws.send_json_to(award_result(hit, "paid", 10_525))
-    assert (await ws.receive_json_from())["error"] == "unknown_award"
+    assert (await ws.receive_json_from(timeout=5))["error"] == "unknown_award"
     assert await database_sync_to_async(award_state)(hit) == ("hit", None, False, [])
     await ws.disconnect()
 
@@ -332,9 +332,9 @@ def handpay_paid(floor: Floor, machine: SlotMachine) -> Hit:
 
 async def test_a_paid_handpay_resets_the_sas_machine_then_on_every_connect_while_locked(floor: Floor):
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     await database_sync_to_async(handpay_paid)(floor, floor.sas2)
-    assert await ws.receive_json_from() == {"type": "handpay_reset", "machine": "NOG-0102"}
+    assert await ws.receive_json_from(timeout=5) == {"type": "handpay_reset", "machine": "NOG-0102"}
     await ws.disconnect()
     ws = await gateway_open(floor.path)
     frames = await receive_until(ws, "handpay_reset")
@@ -343,14 +343,14 @@ async def test_a_paid_handpay_resets_the_sas_machine_then_on_every_connect_while
     # The machine reported the reset: nothing more to send.
     await database_sync_to_async(SlotMachine.objects.filter(pk=floor.sas2.pk).update)(handpay_locked=False)
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     assert await ws.receive_nothing(timeout=0.3)
     await ws.disconnect()
 
 
 async def test_a_paid_hit_of_a_machine_off_sas_sends_no_reset(floor: Floor):
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     await database_sync_to_async(handpay_paid)(floor, floor.plain)
     assert await ws.receive_nothing(timeout=0.3)
     await ws.disconnect()

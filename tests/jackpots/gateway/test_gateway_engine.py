@@ -28,7 +28,7 @@ def games(floor: Floor) -> None:
 async def test_an_engine_mystery_hit_on_a_sas_machine_is_awarded_through_the_gateway(floor: Floor):
     await database_sync_to_async(minor_fresh_with_trigger)(floor)
     ws = await gateway_open(floor.path)
-    await ws.receive_json_from()
+    await ws.receive_json_from(timeout=5)
     await database_sync_to_async(games)(floor)
     frames = await receive_until(ws, "award")
     hit = await database_sync_to_async(lambda: Hit.objects.get(level=floor.minor))()
