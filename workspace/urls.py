@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.templatetags.static import static
 from django.urls import URLPattern, URLResolver, path
 from django.views.generic import RedirectView
 
@@ -14,6 +15,8 @@ app_name = "workspace"
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", RedirectView.as_view(pattern_name="workspace:hits"), name="home"),
+    # Browsers ask for /favicon.ico on every page without an icon link (the admin's among them).
+    path("favicon.ico", RedirectView.as_view(url=static("workspace/favicon.svg")), name="favicon"),
     path("hits/", desk.hits_desk_view, name="hits"),
     path("hits/<int:pk>/slip/<str:variant>.pdf", desk.hit_slip_view, name="hit-slip"),
     path("hits/<int:pk>/<str:action>/", desk.hit_action_view, name="hit-action"),
