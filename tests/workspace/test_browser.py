@@ -145,6 +145,7 @@ def _floor() -> dict[str, str]:
         "dayclose": f"/dayclose/?day={date.isoformat(day)}",
         "signs": "/signs/",
         "api-docs": "/api/docs/",
+        "admin": "/admin/",
     }
 
 
@@ -157,6 +158,11 @@ def _every_page_fits(browser: Browser, live_server, pages: dict[str, str]) -> No
             page.goto(f"{live_server.url}{path}")
             if name == "api-docs":
                 expect(page.locator(".swagger-ui .info .title")).to_contain_text("Progressivo API")
+            elif name == "admin":
+                expect(page.locator("#site-name")).to_have_text("Progressivo")
+                expect(page.locator("#user-tools a", has_text="View site")).to_have_attribute("href", "/")
+                # Recent actions beside the applications, not below them.
+                assert page.locator("#recent-actions-module").bounding_box()["y"] < 400
             else:
                 expect(page.locator("nav.ws-nav")).to_contain_text("Progressives")
                 expect(page.locator("#user-tools")).to_contain_text("Giulia Rossi")
