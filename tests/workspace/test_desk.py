@@ -154,3 +154,13 @@ def test_an_attendant_verifies_but_may_not_pay(client, attendant, small_hit):
 def test_amounts_in_words(cents, italian, english):
     assert amount_in_words(cents, "it") == italian
     assert amount_in_words(cents, "en") == english
+
+
+def test_the_desk_speaks_italian(client, manager, big_hit):
+    client.force_login(manager)
+    client.post(f"/hits/{big_hit.pk}/verify/")
+    client.post("/i18n/setlang/", {"language": "it", "next": "/hits/"})
+    page = client.get("/hits/").content.decode()
+    assert "<h1>Banco vincite</h1>" in page
+    assert "in attesa di una seconda persona: verificata da manager" in page
+    assert ">Progressivi</a>" in page and ">Chiusura giornata</a>" in page
