@@ -13,7 +13,8 @@ from jackpots.models import Hit, LedgerEntry
 from jackpots.services import hit_void, level_hit
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory
 from tests.floor.staff import level_seeded
-from workspace.progressives.selectors import levels_overview
+from workspace.progressives.chart import level_chart
+from workspace.progressives.selectors import Step, levels_overview
 
 pytestmark = pytest.mark.django_db
 HOUR = timedelta(hours=1)
@@ -86,3 +87,21 @@ def test_the_chart_draws_every_ledger_row_and_every_hit(client, grand, manager):
     assert svg.count('class="hit"') == 2
     assert "€ 0.00" in svg and re.search(r">\d\d:\d\d</text>", svg)
     assert "Europe/Rome" in svg
+
+
+def test_a_day_of_two_second_contributions_draws_a_few_thousand_points_and_keeps_its_hits():
+    end = timezone.now()
+    start = end - 24 * HOUR
+    steps, amount = [], 0
+    for second in range(0, 86_400, 2):
+        kind = LedgerEntry.Kind.HIT if second in (20_000, 60_000) else LedgerEntry.Kind.CONTRIBUTION
+        after = 0 if kind == LedgerEntry.Kind.HIT else amount + 1_000
+        steps.append(Step(start + timedelta(seconds=second), amount, after, kind))
+        amount = after
+    svg = str(level_chart(0, steps, start, end, zone="Europe/Rome", caption="Grand"))
+    points = re.search(r'class="value" points="([^"]+)"', svg).group(1).split()
+    assert len(points) <= 4 * 1084 + 2
+    assert svg.count('class="hit"') == 2
+    # The highest amount (just before the second hit) is drawn, not merged away.
+    top_y = min(int(point.split(",")[1]) for point in points)
+    assert top_y < 100

@@ -59,57 +59,57 @@ def _signature(closed: DayClose | None) -> str:
     return f"Firmato da / Signed off by {who}, {closed.signed_at:%d/%m/%Y %H:%M} UTC"
 
 
+_WIDTHS = (28, 26, 26, 22, 26, 26, 22, 24, 24, 22, 30)
+_TITLES = (
+    "Machine",
+    "Coin in",
+    "Wagers",
+    "Diff.",
+    "Coin out",
+    "Wins",
+    "Diff.",
+    "Handpay",
+    "Hits",
+    "Diff.",
+    "Flagged",
+)
+
+
+def _pdf_cells(line: Line) -> list[str]:
+    cells = [line.asset]
+    for meter, other in CHECKS:
+        cells += [
+            cents_to_eur(getattr(line, f"{meter}_meter")),
+            cents_to_eur(getattr(line, other)),
+            cents_to_eur(line.difference(meter)),
+        ]
+    return [*cells, " ".join(line.flagged)]
+
+
 def dayclose_pdf(
     venue: Venue, day: date, lines: list[Line], closed: DayClose | None, tolerance: int
 ) -> bytes:
     pdf = FPDF(orientation="landscape", unit="mm", format="A4")
-    pdf.core_fonts_encoding = "windows-1252"
+    pdf.core_fonts_encoding = "windows-1252"  # the euro sign and Italian accents in the built-in font
     pdf.set_creator("Progressivo")
     pdf.add_page()
     pdf.set_font("helvetica", "B", 14)
-    pdf.cell(
-        0, 8, f"{venue.name} - Chiusura giornata / Day close {day:%d/%m/%Y}", new_x="LMARGIN", new_y="NEXT"
-    )
+    title = f"{venue.name} - Chiusura giornata / Day close {day:%d/%m/%Y}"
+    pdf.cell(0, 8, title, new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("helvetica", size=9)
-    pdf.cell(
-        0,
-        6,
-        f"Tolleranza / Tolerance: € {cents_to_eur(tolerance)}. {_signature(closed)}",
-        new_x="LMARGIN",
-        new_y="NEXT",
-    )
-    widths = [28, 26, 26, 22, 26, 26, 22, 24, 24, 22, 30]
-    titles = [
-        "Machine",
-        "Coin in",
-        "Wagers",
-        "Diff.",
-        "Coin out",
-        "Wins",
-        "Diff.",
-        "Handpay",
-        "Hits",
-        "Diff.",
-        "Flagged",
-    ]
+    subtitle = f"Tolleranza / Tolerance: € {cents_to_eur(tolerance)}. {_signature(closed)}"
+    pdf.cell(0, 6, subtitle, new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("helvetica", "B", 8)
-    for width, title in zip(widths, titles, strict=True):
-        pdf.cell(width, 6, title, border=1)
+    for width, heading in zip(_WIDTHS, _TITLES, strict=True):
+        pdf.cell(width, 6, heading, border=1)
     pdf.ln()
     pdf.set_font("helvetica", size=8)
     for line in lines:
-        cells = [line.asset]
-        for meter, other in CHECKS:
-            cells += [
-                cents_to_eur(getattr(line, f"{meter}_meter")),
-                cents_to_eur(getattr(line, other)),
-                cents_to_eur(line.difference(meter)),
-            ]
-        cells.append(" ".join(line.flagged))
-        for index, (width, text) in enumerate(zip(widths, cells, strict=True)):
+        cells = _pdf_cells(line)
+        for index, (width, text) in enumerate(zip(_WIDTHS, cells, strict=True)):
             pdf.cell(width, 5, text, border=1, align="R" if 0 < index < len(cells) - 1 else "L")
         pdf.ln()
-    totals = lines_total(lines)
     pdf.set_font("helvetica", "B", 8)
-    pdf.cell(0, 7, f"Macchine segnalate / Machines flagged: {totals.flagged}", new_x="LMARGIN", new_y="NEXT")
+    flagged = f"Macchine segnalate / Machines flagged: {lines_total(lines).flagged}"
+    pdf.cell(0, 7, flagged, new_x="LMARGIN", new_y="NEXT")
     return bytes(pdf.output())

@@ -73,6 +73,34 @@ def _column(column: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [column[0], (x, max(amounts)), (x, min(amounts)), column[-1]]
 
 
+def _euro_axis(ticks: list[int], y_of) -> list[str]:
+    """The euro axis: a line, and a grid line and a label per tick."""
+    right, y_bottom = WIDTH - RIGHT, HEIGHT - BOTTOM
+    parts = [
+        f'<line class="axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{y_bottom}"/>',
+        f'<text x="14" y="{(TOP + y_bottom) // 2}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {(TOP + y_bottom) // 2})">€</text>',
+    ]
+    for tick in ticks:
+        y = y_of(tick)
+        parts.append(f'<line class="gridline" x1="{LEFT}" y1="{y}" x2="{right}" y2="{y}"/>')
+        parts.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end">€ {mc_to_eur(tick)}</text>')
+    return parts
+
+
+def _time_axis(start: datetime, end: datetime, x_of, tz: ZoneInfo) -> list[str]:
+    """The time axis in the venue's wall clock: hours within a day, day and hour beyond."""
+    y_bottom = HEIGHT - BOTTOM
+    parts = [f'<line class="axis" x1="{LEFT}" y1="{y_bottom}" x2="{WIDTH - RIGHT}" y2="{y_bottom}"/>']
+    one_day = (end - start) <= timedelta(days=1)
+    for tick in _time_ticks(start, end):
+        x, local = x_of(tick), tick.astimezone(tz)
+        label = local.strftime("%H:%M") if one_day else local.strftime("%d/%m %H:%M")
+        parts.append(f'<line class="axis" x1="{x}" y1="{y_bottom}" x2="{x}" y2="{y_bottom + 5}"/>')
+        parts.append(f'<text x="{x}" y="{y_bottom + 20}" text-anchor="middle">{label}</text>')
+    return parts
+
+
 def level_chart(
     opening_mc: int, steps: list[Step], start: datetime, end: datetime, *, zone: str, caption: str
 ) -> SafeString:
@@ -94,27 +122,11 @@ def level_chart(
     path = " ".join(f"{x},{y_of(a)}" for x, a in points)
     parts = [
         f'<svg class="chart" role="img" aria-label="{escape(caption)}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'xmlns="http://www.w3.org/2000/svg">'
+        f'xmlns="http://www.w3.org/2000/svg">',
+        *_euro_axis(ticks, y_of),
+        *_time_axis(start, end, x_of, tz),
+        f'<text x="{LEFT + plot_w // 2}" y="{HEIGHT - 8}" text-anchor="middle">{escape(zone)}</text>',
     ]
-    for tick in ticks:
-        y = y_of(tick)
-        parts.append(f'<line class="gridline" x1="{LEFT}" y1="{y}" x2="{LEFT + plot_w}" y2="{y}"/>')
-        parts.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end">€ {mc_to_eur(tick)}</text>')
-    for tick in _time_ticks(start, end):
-        x = x_of(tick)
-        local = tick.astimezone(tz)
-        label = local.strftime("%H:%M") if span <= 86400 else local.strftime("%d/%m %H:%M")
-        parts.append(f'<line class="axis" x1="{x}" y1="{TOP + plot_h}" x2="{x}" y2="{TOP + plot_h + 5}"/>')
-        parts.append(f'<text x="{x}" y="{TOP + plot_h + 20}" text-anchor="middle">{label}</text>')
-    parts.append(f'<line class="axis" x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + plot_h}"/>')
-    parts.append(
-        f'<line class="axis" x1="{LEFT}" y1="{TOP + plot_h}" x2="{LEFT + plot_w}" y2="{TOP + plot_h}"/>'
-    )
-    parts.append(
-        f'<text x="{LEFT + plot_w // 2}" y="{HEIGHT - 8}" text-anchor="middle">{escape(zone)}</text>'
-        f'<text x="14" y="{TOP + plot_h // 2}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {TOP + plot_h // 2})">€</text>'
-    )
     parts.append(f'<polyline class="value" points="{path}"/>')
     for step in steps:
         if step.kind == _HIT:
@@ -124,4 +136,4 @@ def level_chart(
                 f"<title>{when}: € {mc_to_eur(step.before_mc)}</title></circle>"
             )
     parts.append("</svg>")
-    return mark_safe("".join(parts))
+    return mark_safe("".join(parts))  # every value above is a number, a fixed word or escaped
