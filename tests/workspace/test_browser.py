@@ -128,7 +128,7 @@ def _two_managers_verify_and_pay(browser: Browser, live_server, hit: Hit) -> Non
     expect(page.locator("#confirm")).to_contain_text("Giulia Rossi")
     page.click("#confirm-button")
     expect(page.locator(".messages")).to_contain_text("is paid")
-    expect(page.locator(f"#closed-{hit.pk}")).to_contain_text("Paid")
+    expect(page.locator(f"#closed-{hit.pk}")).to_contain_text("Marco Bianchi")
     page.screenshot(path=str(ARTIFACTS / "desk-paid.png"), full_page=True)
     href = page.locator(f"#closed-{hit.pk} a", has_text="A5").get_attribute("href")
     slip = page.request.get(f"{live_server.url}{href}")

@@ -7,6 +7,8 @@ from datetime import timedelta
 from django import template
 from django.utils.translation import gettext as _
 
+from workspace.desk.selectors import person as person_name
+
 register = template.Library()
 
 
@@ -24,3 +26,9 @@ def duration(span: timedelta | None) -> str:
     if hours:
         return _("%(h)s h %(m)02d min") % {"h": hours, "m": minutes}
     return _("%(m)s min %(s)02d s") % {"m": minutes, "s": seconds}
+
+
+@register.filter
+def person(user) -> str:
+    """A person as the floor reads them: the full name, else the user name."""
+    return person_name(user)
