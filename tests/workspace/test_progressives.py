@@ -13,8 +13,8 @@ from jackpots.models import Hit, LedgerEntry
 from jackpots.services import hit_void, level_hit
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory
 from tests.floor.staff import level_seeded
-from workspace.progressives.chart import level_chart
-from workspace.progressives.selectors import Step, levels_overview
+from workspace.progressives.chart import PLOT_WIDTH, level_chart
+from workspace.progressives.selectors import level_series, levels_overview
 
 pytestmark = pytest.mark.django_db
 HOUR = timedelta(hours=1)
@@ -89,19 +89,36 @@ def test_the_chart_draws_every_ledger_row_and_every_hit(client, grand, manager):
     assert "Europe/Rome" in svg
 
 
-def test_a_day_of_two_second_contributions_draws_a_few_thousand_points_and_keeps_its_hits():
+def test_six_hours_of_two_second_batches_draw_four_points_a_pixel_at_most_and_keep_hits_and_peaks(grand):
+    level = grand[0]
     end = timezone.now()
-    start = end - 24 * HOUR
-    steps, amount = [], 0
-    for second in range(0, 86_400, 2):
-        kind = LedgerEntry.Kind.HIT if second in (20_000, 60_000) else LedgerEntry.Kind.CONTRIBUTION
-        after = 0 if kind == LedgerEntry.Kind.HIT else amount + 1_000
-        steps.append(Step(start + timedelta(seconds=second), amount, after, kind))
-        amount = after
-    svg = str(level_chart(0, steps, start, end, zone="Europe/Rome", caption="Grand"))
+    start = end - 6 * HOUR
+    # The level was seeded just now: its seed row comes after these in the window, its opening is 0.
+    rows, amount, peaks = [], 0, []
+    for index, second in enumerate(range(0, 6 * 3600, 2)):
+        hit = index in (3_000, 8_000)
+        delta = 100_000_000 - amount if hit else 1_000
+        if hit:
+            peaks.append(amount)
+        rows.append(
+            LedgerEntry(
+                level=level,
+                kind=LedgerEntry.Kind.HIT if hit else LedgerEntry.Kind.CONTRIBUTION,
+                at=start + timedelta(seconds=second),
+                cycle=1,
+                level_seq=index,
+                current_delta_mc=delta,
+            )
+        )
+        amount += delta
+    LedgerEntry.objects.bulk_create(rows)
+    series = level_series(level, start, end, PLOT_WIDTH)
+    assert series.changes == 10_801  # and the seed
+    assert [before for _at, before in series.hits] == peaks
+    assert series.closing_mc == amount + 100_000_000
+    # Each hit's peak lies within its pixel column's drawn range.
+    assert all(any(c.low_mc <= peak <= c.high_mc for c in series.columns) for peak in peaks)
+    svg = str(level_chart(series, start, end, zone="Europe/Rome", caption="Grand"))
     points = re.search(r'class="value" points="([^"]+)"', svg).group(1).split()
-    assert len(points) <= 4 * 1084 + 2
+    assert len(points) <= 4 * (PLOT_WIDTH + 1) + 2  # pixel positions 0 to PLOT_WIDTH, both ends
     assert svg.count('class="hit"') == 2
-    # The highest amount (just before the second hit) is drawn, not merged away.
-    top_y = min(int(point.split(",")[1]) for point in points)
-    assert top_y < 100

@@ -15,12 +15,10 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from floor.templatetags.money import mc_to_eur
-from jackpots.models import LedgerEntry
-from workspace.progressives.selectors import Step
+from workspace.progressives.selectors import Series
 
 WIDTH, HEIGHT = 1200, 360
 LEFT, RIGHT, TOP, BOTTOM = 96, 20, 16, 56
-_HIT = LedgerEntry.Kind.HIT
 _NICE = (1, 2, 5)
 _TIME_STEPS = [timedelta(minutes=m) for m in (5, 10, 15, 30, 60, 120, 180, 360, 720, 1440, 2880, 10080)]
 
@@ -47,30 +45,18 @@ def _time_ticks(start: datetime, end: datetime) -> list[datetime]:
     return ticks
 
 
-def _merged(steps: list[Step], x_of) -> list[tuple[int, int]]:
-    """(x, amount) vertices of the step line, merged to one column per pixel except at hits."""
-    vertices: list[tuple[int, int]] = []
-    for step in steps:
-        x = x_of(step.at)
-        vertices.append((x, step.before_mc))
-        vertices.append((x, step.after_mc))
-    merged: list[tuple[int, int]] = []
-    column: list[tuple[int, int]] = []
-    for vertex in vertices:
-        if column and vertex[0] != column[0][0]:
-            merged.extend(_column(column))
-            column = []
-        column.append(vertex)
-    merged.extend(_column(column))
-    return merged
-
-
-def _column(column: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    if len(column) <= 4:
-        return column
-    amounts = [amount for _x, amount in column]
-    x = column[0][0]
-    return [column[0], (x, max(amounts)), (x, min(amounts)), column[-1]]
+def _vertices(series: Series) -> list[tuple[int, int]]:
+    """(x offset, amount) of the step line: flat between columns, within one from the amount before its
+    first row through its extremes to the amount after its last."""
+    vertices = [(0, series.opening_mc)]
+    for column in series.columns:
+        vertices += [
+            (column.x, column.first_mc),
+            (column.x, column.high_mc),
+            (column.x, column.low_mc),
+            (column.x, column.last_mc),
+        ]
+    return vertices
 
 
 def _euro_axis(ticks: list[int], y_of) -> list[str]:
@@ -101,39 +87,39 @@ def _time_axis(start: datetime, end: datetime, x_of, tz: ZoneInfo) -> list[str]:
     return parts
 
 
-def level_chart(
-    opening_mc: int, steps: list[Step], start: datetime, end: datetime, *, zone: str, caption: str
-) -> SafeString:
+PLOT_WIDTH = WIDTH - LEFT - RIGHT
+
+
+def level_chart(series: Series, start: datetime, end: datetime, *, zone: str, caption: str) -> SafeString:
+    """``series`` must have been read with ``PLOT_WIDTH`` columns."""
     tz = ZoneInfo(zone)
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = PLOT_WIDTH, HEIGHT - TOP - BOTTOM
     span = max((end - start).total_seconds(), 1)
-    ticks = _euro_ticks(max([opening_mc, *(s.before_mc for s in steps), *(s.after_mc for s in steps)]))
+    extremes = [series.opening_mc, *(c.high_mc for c in series.columns)]
+    ticks = _euro_ticks(max(extremes))
     top = ticks[-1] or 1
 
     def x_of(at: datetime) -> int:
-        return LEFT + int((at - start).total_seconds() * plot_w / span)
+        return LEFT + min(int((at - start).total_seconds() * plot_w / span), plot_w)
 
     def y_of(amount_mc: int) -> int:
         return TOP + plot_h - max(amount_mc, 0) * plot_h // top
 
-    points = [(LEFT, opening_mc), *_merged(steps, x_of)]
-    last = points[-1][1]
-    points.append((LEFT + plot_w, last))
-    path = " ".join(f"{x},{y_of(a)}" for x, a in points)
+    points = [*_vertices(series), (plot_w, series.closing_mc)]
+    path = " ".join(f"{LEFT + x},{y_of(amount)}" for x, amount in points)
     parts = [
         f'<svg class="chart" role="img" aria-label="{escape(caption)}" viewBox="0 0 {WIDTH} {HEIGHT}" '
         f'xmlns="http://www.w3.org/2000/svg">',
         *_euro_axis(ticks, y_of),
         *_time_axis(start, end, x_of, tz),
         f'<text x="{LEFT + plot_w // 2}" y="{HEIGHT - 8}" text-anchor="middle">{escape(zone)}</text>',
+        f'<polyline class="value" points="{path}"/>',
     ]
-    parts.append(f'<polyline class="value" points="{path}"/>')
-    for step in steps:
-        if step.kind == _HIT:
-            when = step.at.astimezone(tz).strftime("%d/%m %H:%M:%S")
-            parts.append(
-                f'<circle class="hit" cx="{x_of(step.at)}" cy="{y_of(step.before_mc)}" r="5">'
-                f"<title>{when}: € {mc_to_eur(step.before_mc)}</title></circle>"
-            )
+    for at, before_mc in series.hits:
+        when = at.astimezone(tz).strftime("%d/%m %H:%M:%S")
+        parts.append(
+            f'<circle class="hit" cx="{x_of(at)}" cy="{y_of(before_mc)}" r="5">'
+            f"<title>{when}: € {mc_to_eur(before_mc)}</title></circle>"
+        )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every value above is a number, a fixed word or escaped

@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 
 from jackpots.models import Hit, Level
 from workspace.access import workspace_page
-from workspace.progressives.chart import level_chart
-from workspace.progressives.selectors import level_steps, levels_overview
+from workspace.progressives.chart import PLOT_WIDTH, level_chart
+from workspace.progressives.selectors import level_series, levels_overview
 from workspace.shell import page_render, venue_current
 
 _DAYS = (7, 30, 90, 365)
@@ -47,16 +47,16 @@ def level_view(request: HttpRequest, pk: int) -> HttpResponse:
     hours = _choice(request, "hours", _HOURS, 24)
     end = timezone.now()
     start = end - timedelta(hours=hours)
-    opening, steps = level_steps(level, start, end)
+    series = level_series(level, start, end, PLOT_WIDTH)
     caption = _("%(level)s: amount over the last %(hours)s hours") % {"level": level, "hours": hours}
     context = {
         "title": f"{level.progressive.name} · {level.name}",
         "level": level,
-        "chart": level_chart(opening, steps, start, end, zone=zone, caption=caption),
+        "chart": level_chart(series, start, end, zone=zone, caption=caption),
         "caption": caption,
         "hours": hours,
         "hour_choices": _HOURS,
-        "changes": len(steps),
+        "changes": series.changes,
         "hits": Hit.objects.filter(level=level, at__gte=start, at__lt=end)
         .select_related("machine")
         .order_by("-at"),
