@@ -26,6 +26,7 @@ test: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 
 # CI: starts PostgreSQL/Redis if down, lint, migration check, the tests on the real services, no skips.

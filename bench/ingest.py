@@ -70,7 +70,7 @@ def _setup(database_url: str, machines: int) -> list[tuple[str, str, int]]:
     import django
 
     django.setup()
-    from floor.credentials import credential_issue
+    from common.credentials import credential_issue
     from floor.models import Bank, Room, Venue
     from slots.models import MachineKey, SlotMachine
 

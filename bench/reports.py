@@ -160,10 +160,10 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import setup_test_environment
 
-    from floor.models import MachineHourStat
-    from floor.reports.services import machine_hour_stats_refresh
     from jackpots.models import MachineContribution
     from slots.models import MachineEvent
+    from workspace.models import MachineHourStat
+    from workspace.reports.services import machine_hour_stats_refresh
 
     print(f"load average {os.getloadavg()}, {psutil.cpu_count()} cores")
     first = date(2026, 10, 1)

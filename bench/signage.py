@@ -86,7 +86,7 @@ def floor_prepare(bench_url: str, redis_url: str) -> dict:
     django.setup()
     from django.core.management import call_command
 
-    from floor.credentials import credential_issue, screen_token_issue
+    from common.credentials import credential_issue, screen_token_issue
     from floor.models import SignageScreen, Venue
     from jackpots.models import Level
     from slots.models import GatewayKey, SlotMachine

@@ -49,9 +49,9 @@ class WorkerHeartbeat(bootsteps.StartStopStep):
 
 
 def heartbeat_write(service: str, *args: str) -> None:
-    """Calls floor.services.<service>. Redis may be the thing that is down: the worker or beat carries
+    """Calls common.heartbeats.<service>. Redis may be the thing that is down: the worker or beat carries
     on, and /healthz tells."""
-    from floor import services
+    from common import heartbeats as services
 
     try:
         getattr(services, service)(*args)
@@ -106,7 +106,7 @@ app.conf.beat_schedule = {
         "schedule": 1.0,
     },
     "report-summaries-refresh": {
-        "task": "floor.tasks.machine_hour_stats_refresh_task",
+        "task": "workspace.tasks.machine_hour_stats_refresh_task",
         "schedule": 60.0,
     },
 }

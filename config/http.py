@@ -32,7 +32,7 @@ from django.db import close_old_connections
 from django.http import HttpResponse, HttpResponseBase
 from django.urls import Resolver404, resolve
 
-from config.request_body import body_declared_length, body_limit, refusal_response
+from common.request_body import body_declared_length, body_limit, refusal_response
 from slots.services.errors import RequestRefused
 
 Receive = Callable[[], Awaitable[dict]]

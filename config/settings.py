@@ -94,6 +94,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
+                # The workspace's shell (venue switcher, nav), drawn only by pages that show it.
+                "workspace.shell.shell_context",
             ],
         },
     },
@@ -255,7 +257,7 @@ SERVESTATIC_USE_FINDERS = True
 # --- Security (production values unless DEBUG) ------------------------------------------------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=not DEBUG)
-SESSION_ENGINE = "floor.sessions"
+SESSION_ENGINE = "common.sessions"
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not DEBUG)
 CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
@@ -273,7 +275,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "UNAUTHENTICATED_USER": None,
     # Every error of /api/... as {"error", "detail"} (API.md); urls.py's handlers do the rest.
-    "EXCEPTION_HANDLER": "floor.api_errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "common.api_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Progressivo API",
@@ -293,7 +295,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024
 EVENTS_MAX_BATCH = 1000
 # A machine silent this long is offline and out of the progressives (G2S noProgInfo default, 30 s).
 MACHINE_OFFLINE_AFTER_SECONDS = env_int("MACHINE_OFFLINE_AFTER_SECONDS", 30, minimum=1)
-# The window of an event's or a table round's `at` (floor.times): how far into the future it may be
+# The window of an event's or a table round's `at` (common.times): how far into the future it may be
 # (clock drift) and how old (a gateway forwards what it buffered during an outage; a week covers a long
 # one). Outside it the event (at_in_future, at_too_old) or the round is refused.
 EVENT_MAX_FUTURE_SECONDS = env_int("EVENT_MAX_FUTURE_SECONDS", 300, minimum=0)

@@ -4,13 +4,13 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from floor.views import healthz
+from workspace.views import healthz
 
-# JSON errors on /api/... paths, Django's pages elsewhere (floor.api_errors).
-handler400 = "floor.api_errors.bad_request"
-handler403 = "floor.api_errors.permission_denied"
-handler404 = "floor.api_errors.page_not_found"
-handler500 = "floor.api_errors.server_error"
+# JSON errors on /api/... paths, Django's pages elsewhere (common.api_errors).
+handler400 = "common.api_errors.bad_request"
+handler403 = "common.api_errors.permission_denied"
+handler404 = "common.api_errors.page_not_found"
+handler500 = "common.api_errors.server_error"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
@@ -23,5 +23,4 @@ urlpatterns = [
     path("api/v1/", include("jackpots.tables.urls")),
     path("signage/", include("jackpots.signage.urls")),
     path("", include("workspace.urls")),
-    path("", include("floor.urls")),
 ]

@@ -9,10 +9,9 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from floor.admin_keys import keys_issue_response
-from floor.credentials import screen_token_issue
+from common.admin_keys import keys_issue_response
+from common.credentials import screen_token_issue
 from floor.models import Bank, Room, SignageScreen, StaffProfile, Venue
-from floor.services import gateway_key_issue
 
 
 class RoomInline(admin.TabularInline):
@@ -24,19 +23,11 @@ class RoomInline(admin.TabularInline):
 
 @admin.register(Venue)
 class VenueAdmin(admin.ModelAdmin):
+    """Extended by slots.admin with the gateway key action (gateway keys are a slots model)."""
+
     list_display = ("code", "name", "address", "time_zone", "currency", "handpay_threshold_cents")
     search_fields = ("code", "name")
     inlines = (RoomInline,)
-    actions = ("issue_gateway_key",)
-
-    @admin.action(description=_("Issue a new gateway key"), permissions=["issue_key"])
-    def issue_gateway_key(self, request: HttpRequest, queryset: QuerySet[Venue]):
-        return keys_issue_response(
-            request, self, queryset, lambda venue: gateway_key_issue(venue, created_by=request.user)[1]
-        )
-
-    def has_issue_key_permission(self, request: HttpRequest) -> bool:
-        return request.user.has_perm("slots.add_gatewaykey")
 
 
 class MachineCountMixin:

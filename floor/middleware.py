@@ -20,7 +20,7 @@ Handler = Callable[[HttpRequest], HttpResponse | Awaitable[HttpResponse]]
 @sync_and_async_middleware
 def nul_path_refuse(get_response: Handler) -> Handler:
     """A path with a NUL character is a 404 before any view sees it (JSON on /api/ through
-    floor.api_errors). PostgreSQL text cannot hold NUL, so no code, asset number or id contains one, and
+    common.api_errors). PostgreSQL text cannot hold NUL, so no code, asset number or id contains one, and
     a view that looked it up would fail with a database error (a 500) instead of not finding it.
 
     Sync and async capable, like every middleware here (see StaffLanguageMiddleware)."""

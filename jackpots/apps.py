@@ -8,3 +8,15 @@ class JackpotsConfig(AppConfig):
     def ready(self) -> None:
         # The table games' admin lives with them; registering it here keeps it out of the app's admin.
         from jackpots.tables import admin  # noqa: F401
+
+        hooks_register()
+
+
+def hooks_register() -> None:
+    """The engine hears of stored events from slots through slots.hooks (slots cannot import it)."""
+    from jackpots.selectors import levels_played
+    from jackpots.tasks import contributions_apply_task
+    from slots.hooks import hooks
+
+    hooks.engine_wake = contributions_apply_task.delay
+    hooks.levels_played = levels_played

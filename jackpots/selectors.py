@@ -10,21 +10,10 @@ from django.db import connection
 from django.db.models import F, Prefetch, QuerySet
 from django.utils import timezone
 
+from common.money import cents_eur, mc_eur
 from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
 from jackpots.tables.models import Table, TableSeat
 from slots.models import MachineEvent, SlotMachine
-
-
-def eur(cents: int) -> str:
-    """Cents as euros with two decimals, e.g. 152341 → "1523.41"."""
-    sign = "-" if cents < 0 else ""
-    cents = abs(cents)
-    return f"{sign}{cents // 100}.{cents % 100:02d}"
-
-
-def eur_from_mc(millicents: int) -> str:
-    """Rounded down: a sign never shows money the pool does not hold (DESIGN "Money")."""
-    return eur(millicents // 1000)
 
 
 def progressives_list() -> QuerySet[Progressive]:
@@ -148,14 +137,14 @@ def progressive_public(progressive: Progressive, *, link: str | None = None) -> 
             {
                 "id": level.id,
                 "name": level.name,
-                "amount_eur": eur_from_mc(level.current_mc),
-                "reset_eur": eur_from_mc(level.reset_mc),
+                "amount_eur": mc_eur(level.current_mc),
+                "reset_eur": mc_eur(level.reset_mc),
                 "seq": level.seq,
                 "last_hit": None
                 if last is None
                 else {
                     "at": last.at,
-                    "amount_eur": eur(last.amount_cents),
+                    "amount_eur": cents_eur(last.amount_cents),
                     "machine": hit_place(last),
                 },
             }
@@ -169,3 +158,16 @@ def progressive_public(progressive: Progressive, *, link: str | None = None) -> 
         "link": link if link is not None else progressive_links([progressive.id])[progressive.id],
         "levels": levels,
     }
+
+
+def levels_played(pairs: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """Which (machine_id, level_id) of ``pairs`` are a level of a progressive the machine is an enabled
+    member of, in one query."""
+    if not pairs:
+        return set()
+    rows = ProgressiveMachine.objects.filter(
+        enabled=True,
+        machine_id__in={machine_id for machine_id, _ in pairs},
+        progressive__levels__id__in={level_id for _, level_id in pairs},
+    ).values_list("machine_id", "progressive__levels__id")
+    return pairs & set(rows)

@@ -11,11 +11,14 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from floor.admin_changelist import BoundedDateHierarchyMixin
-from floor.admin_common import ReadOnlyAdmin, audit
-from floor.admin_keys import keys_issue_response
-from floor.services import credentials_revoke, machine_key_issue
+from common.admin import ReadOnlyAdmin, audit
+from common.admin_changelist import BoundedDateHierarchyMixin
+from common.admin_keys import keys_issue_response
+from common.credentials import credentials_revoke
+from floor.admin import VenueAdmin as FloorVenueAdmin
+from floor.models import Venue
 from slots.models import GatewayKey, MachineKey, MeterDelta, SlotMachine
+from slots.services.keys import gateway_key_issue, machine_key_issue
 from slots.services.meters import MeterReviewRefused, meter_delta_accept, meter_delta_correct
 
 
@@ -208,3 +211,22 @@ class MeterDeltaAdmin(ReadOnlyAdmin, admin.ModelAdmin):
             return
         audit(request, reviewed, done)
         self.message_user(request, f"{reviewed}: {done}", messages.SUCCESS)
+
+
+# The venue's admin gains the gateway key action here: gateway keys are a slots model, and floor is below
+# slots in the house, so floor's VenueAdmin cannot know them.
+admin.site.unregister(Venue)
+
+
+@admin.register(Venue)
+class VenueAdmin(FloorVenueAdmin):
+    actions = ("issue_gateway_key",)
+
+    @admin.action(description=_("Issue a new gateway key"), permissions=["issue_key"])
+    def issue_gateway_key(self, request: HttpRequest, queryset: QuerySet[Venue]):
+        return keys_issue_response(
+            request, self, queryset, lambda venue: gateway_key_issue(venue, created_by=request.user)[1]
+        )
+
+    def has_issue_key_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("slots.add_gatewaykey")

@@ -14,7 +14,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from config.request_body import body_length_check, body_read, refusal_response
+from common.request_body import body_length_check, body_read, refusal_response
 from slots.apis_schema import (
     EVENTS_DESCRIPTION,
     EventsRequestSerializer,

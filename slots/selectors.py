@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from django.db import connection
 
 from floor.models import Room
-from jackpots.models import ProgressiveMachine
 from slots.models import MachineAlert, SlotMachine
 from slots.services.parsing import MachineInfo
 
@@ -29,20 +28,6 @@ def machines_by_asset(asset_numbers: Iterable[str]) -> dict[str, MachineInfo]:
     with connection.cursor() as cursor:
         cursor.execute(_MACHINES_SQL.format(", ".join(["%s"] * len(asset_numbers))), asset_numbers)
         return {row[1]: MachineInfo(*row) for row in cursor.fetchall()}
-
-
-def levels_played(pairs: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
-    """Which (machine_id, level_id) of ``pairs`` are a level of a progressive the machine is an enabled
-    member of, in one query."""
-    pairs = set(pairs)
-    if not pairs:
-        return set()
-    rows = ProgressiveMachine.objects.filter(
-        enabled=True,
-        machine_id__in={machine_id for machine_id, _ in pairs},
-        progressive__levels__id__in={level_id for _, level_id in pairs},
-    ).values_list("machine_id", "progressive__levels__id")
-    return pairs & set(rows)
 
 
 def machine_alerts_open(machine: SlotMachine) -> list[MachineAlert]:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
+# Staff in each role and raw events, for the floor, workspace and common tests alike.
+pytest_plugins = ["tests.staff_fixtures"]
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that need the real services are skipped on the embedded default (CI fails on any skip)."""

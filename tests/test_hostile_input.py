@@ -17,7 +17,7 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from floor.credentials import credential_issue, screen_token_issue
+from common.credentials import credential_issue, screen_token_issue
 from jackpots.models import Level
 from slots.models import MachineKey
 from tests.factories import SignageScreenFactory, SlotMachineFactory

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from floor.admin_common import ReadOnlyAdmin, audit
-from floor.templatetags.money import mc_to_eur
+from common.admin import ReadOnlyAdmin, audit
+from common.money import mc_eur_grouped
 
 __all__ = ["ReadOnlyAdmin", "audit", "eur_mc"]
 
@@ -15,4 +15,4 @@ SEE_MYSTERY_TRIGGER = "floor.see_mystery_trigger"
 
 
 def eur_mc(millicents: int | None) -> str:
-    return "-" if millicents is None else mc_to_eur(millicents)
+    return "-" if millicents is None else mc_eur_grouped(millicents)

@@ -19,8 +19,8 @@ from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from floor.admin_changelist import BoundedDateHierarchyMixin
-from floor.templatetags.money import cents_to_eur
+from common.admin_changelist import BoundedDateHierarchyMixin
+from common.money import cents_eur_grouped
 from jackpots.admin.common import (
     PAY_HIT,
     SEE_MYSTERY_TRIGGER,
@@ -123,7 +123,7 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     # --- columns --------------------------------------------------------------------------------------
     @admin.display(description=gettext_lazy("amount (EUR)"), ordering="amount_cents")
     def amount(self, hit: Hit) -> str:
-        return cents_to_eur(hit.amount_cents)
+        return cents_eur_grouped(hit.amount_cents)
 
     @admin.display(description=gettext_lazy("age"), ordering="at")
     def age(self, hit: Hit) -> str:
@@ -171,7 +171,7 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
                 self.message_user(
                     request,
                     _("%(hit)s: first verification recorded; a second person must verify (%(amount)s EUR).")
-                    % {"hit": after, "amount": cents_to_eur(after.amount_cents)},
+                    % {"hit": after, "amount": cents_eur_grouped(after.amount_cents)},
                     messages.WARNING,
                 )
                 continue

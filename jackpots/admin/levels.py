@@ -19,8 +19,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from common.days import business_date_of
 from floor.access import VIEW_REPORTS
-from floor.reports.days import business_date_of
 from jackpots.admin.common import CHANGE_LEVEL_PARAMETERS, SEE_MYSTERY_TRIGGER, ReadOnlyAdmin, audit, eur_mc
 from jackpots.models import Level, LevelChange, Progressive
 from jackpots.selectors import level_wins_recent
@@ -69,7 +69,7 @@ def _history_url(level: Level) -> str:
     """The level history report over the last 30 business days."""
     today = business_date_of(timezone.now(), settings.TIME_ZONE)
     query = urlencode({"level": level.pk, "first": today - timedelta(days=29), "last": today})
-    return f"{reverse('floor:report-level-history')}?{query}"
+    return f"{reverse('workspace:report-level-history')}?{query}"
 
 
 class LevelParametersForm(forms.Form):

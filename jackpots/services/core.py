@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
-MC_PER_CENT = 1000
+from common.money import MC_PER_CENT  # the one definition; the engine's callers read it here too
 
 
 class AwardMode(StrEnum):

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from django.db.models import Model, Q
 
-from floor.credentials import key_digest, screen_token_revoke
+from common.credentials import credentials_revoke, key_digest, screen_token_revoke
 from floor.models import SignageScreen
-from floor.services import credentials_revoke
 from jackpots.services.errors import EngineError
 from jackpots.tables.models import TableKey
 from slots.models import GatewayKey, MachineKey

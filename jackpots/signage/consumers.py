@@ -17,7 +17,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import timezone
 
-from floor.origins import websocket_origin_allowed
+from common.origins import websocket_origin_allowed
 from jackpots.signage.currency import ScreenContent
 from jackpots.signage.hub import frame_head, frame_text, hub_join, hub_leave
 from jackpots.signage.links import link_watcher

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from floor.credentials import screen_token_matches
+from common.credentials import screen_token_matches
+from common.money import cents_eur, mc_eur, mc_to_cents
 from floor.models import SignageScreen
 from jackpots.models import Hit, Level
 from jackpots.selectors import (
-    eur,
-    eur_from_mc,
     hit_place,
     progressive_links,
     progressive_public,
@@ -58,8 +57,8 @@ def signage_snapshot(content: ScreenContent) -> list[dict]:
                         content.currency,
                         progressive.currency,
                         rate,
-                        amount=level.current_mc // 1000,
-                        reset=level.reset_mc // 1000,
+                        amount=mc_to_cents(level.current_mc),
+                        reset=mc_to_cents(level.reset_mc),
                     )
                 )
         jackpots.append(shown)
@@ -77,7 +76,7 @@ def level_updates(level_ids: list[int]) -> dict[int, dict]:
     ):
         progressive = updates.setdefault(pid, {"pool_currency": currency, "levels": []})
         progressive["levels"].append(
-            {"id": level_id, "amount_eur": eur_from_mc(current_mc), "seq": seq, "cents": current_mc // 1000}
+            {"id": level_id, "amount_eur": mc_eur(current_mc), "seq": seq, "cents": mc_to_cents(current_mc)}
         )
     return updates
 
@@ -91,14 +90,14 @@ def hit_message(hit_id: int) -> tuple[int, dict] | None:
     frame = {
         "type": "hit",
         "level": hit.level_id,
-        "amount_eur": eur(hit.amount_cents),
+        "amount_eur": cents_eur(hit.amount_cents),
         "machine": hit_place(hit),
-        "reset_eur": eur_from_mc(hit.level.reset_mc),
+        "reset_eur": mc_eur(hit.level.reset_mc),
         "seq": hit.level_seq,
     }
     return hit.level.progressive_id, {
         "type": "hit.announced",
         "frame": frame,
         "pool_currency": hit.level.progressive.currency,
-        "cents": {"amount": hit.amount_cents, "reset": hit.level.reset_mc // 1000},
+        "cents": {"amount": hit.amount_cents, "reset": mc_to_cents(hit.level.reset_mc)},
     }

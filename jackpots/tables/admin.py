@@ -16,8 +16,8 @@ from django.urls import path, reverse
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from floor.admin_changelist import BoundedDateHierarchyMixin
-from floor.admin_keys import keys_issue_response
+from common.admin_changelist import BoundedDateHierarchyMixin
+from common.admin_keys import keys_issue_response
 from jackpots.admin.common import ReadOnlyAdmin
 from jackpots.services.errors import EngineError
 from jackpots.tables.models import (

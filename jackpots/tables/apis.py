@@ -1,5 +1,5 @@
 """The table rounds API (API.md "Table rounds"): thin views over the round services. Refusals are raised
-(ApiError, RoundError) and answered in the API's error shape by floor.api_errors."""
+(ApiError, RoundError) and answered in the API's error shape by common.api_errors."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from config.request_body import body_read, refusal_response
-from floor.api_errors import ApiError
-from floor.credentials import credential_find
+from common.api_errors import ApiError
+from common.credentials import credential_find
+from common.request_body import body_read, refusal_response
 from jackpots.tables.models import Table, TableKey
 from jackpots.tables.round_input import void_reason_parse
 from jackpots.tables.schemas import (

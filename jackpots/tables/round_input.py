@@ -13,8 +13,8 @@ from datetime import datetime
 
 import orjson
 
-from floor.api_errors import ApiError
-from floor.times import TimeRejected, TimeWindow, instant_parse
+from common.api_errors import ApiError
+from common.times import TimeRejected, TimeWindow, instant_parse
 from jackpots.tables.cards import CardError, cards_check_distinct, cards_parse
 from jackpots.tables.rules import CARDS_PER_SEAT, COMMUNITY_CARDS, Game
 
@@ -24,7 +24,7 @@ ROUND_ID = re.compile(r"[A-Za-z0-9._:-]+")
 
 
 class RoundError(ApiError):
-    """``status`` is the HTTP status the API answers with (through floor.api_errors)."""
+    """``status`` is the HTTP status the API answers with (through common.api_errors)."""
 
     def __init__(self, code: str, detail: str, status: int = 400) -> None:
         super().__init__(status, code, detail)

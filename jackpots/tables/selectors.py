@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import ROUND_FLOOR, Decimal
 
+from common.money import cents_eur, mc_to_cents
 from jackpots.models import Level
 from jackpots.tables.models import ExchangeRate, PayLine, PayTable, Table
 from jackpots.tables.round_input import RoundError
@@ -64,18 +65,11 @@ def lines_as_data(pay_table: PayTable) -> list[dict]:
     ]
 
 
-def cents_text(cents: int) -> str:
-    """Cents as a decimal string with two places (``*_eur`` fields)."""
-    sign = "-" if cents < 0 else ""
-    whole, part = divmod(abs(cents), 100)
-    return f"{sign}{whole}.{part:02d}"
-
-
 def level_amount_in(level: Level, pool_currency: str, currency: str, at: datetime) -> tuple[int, Rate]:
     """A level's amount as a screen in ``currency`` shows it: whole cents of the pool, converted at the
     rate in force, rounded down (a sign never shows money the pool does not hold)."""
     rate = rate_find(pool_currency, currency, at)
-    return convert_cents(level.current_mc // 1000, rate.rate), rate
+    return convert_cents(mc_to_cents(level.current_mc), rate.rate), rate
 
 
 def table_display(table: Table, at: datetime) -> dict:
@@ -83,7 +77,7 @@ def table_display(table: Table, at: datetime) -> dict:
     more than the pool holds) and the pay table with fixed prizes converted at the rate in force."""
     level = table.progressive.pay_table.level
     amount, rate = level_amount_in(level, table.progressive.currency, table.venue.currency, at)
-    pool_cents = level.current_mc // 1000
+    pool_cents = mc_to_cents(level.current_mc)
     lines = []
     for line in table.progressive.pay_table.lines.order_by("id"):
         item = {"hand": line.hand, "kind": line.kind}
@@ -100,7 +94,7 @@ def table_display(table: Table, at: datetime) -> dict:
         "amount": amount,
         "pool_currency": table.progressive.currency,
         "pool_amount": pool_cents,
-        "amount_eur": cents_text(pool_cents) if table.progressive.currency == "EUR" else None,
+        "amount_eur": cents_eur(pool_cents) if table.progressive.currency == "EUR" else None,
         "rate": str(rate.rate),
         "level_seq": level.seq,
         "pay_table": lines,

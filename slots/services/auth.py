@@ -1,6 +1,6 @@
 """Who is posting: a Bearer key resolved to a machine or a venue's gateway.
 
-Resolving a key is one indexed look-up by digest (floor.credentials). The result is kept in this process
+Resolving a key is one indexed look-up by digest (common.credentials). The result is kept in this process
 for up to KEY_CACHE_SECONDS, so a busy machine does not pay a query per request, but every use of a cached
 key first reads the revocation generation, a counter in Redis (the local cache on the embedded default)
 that every revocation bumps after its commit: a cached key whose generation is no longer current is looked
@@ -15,8 +15,8 @@ import time
 from django.core.cache import cache
 from django.db import transaction
 
-from floor.credentials import credential_find, key_digest
-from floor.shared_redis import shared_redis
+from common.credentials import credential_find, key_digest
+from common.shared_redis import shared_redis
 from slots.models import GatewayKey, MachineKey
 from slots.services.errors import RequestRefused
 from slots.services.parsing import Principal

@@ -19,6 +19,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from slots.hooks import engine_wake
+
 logger = logging.getLogger(__name__)
 
 ENGINE_NOTIFY_INTERVAL = 0.1
@@ -70,10 +72,5 @@ class EngineNotifier:
             time.sleep(self.interval)
 
 
-def _task_send() -> None:
-    from jackpots.tasks import contributions_apply_task
-
-    contributions_apply_task.delay()
-
-
-engine_notifier = EngineNotifier(_task_send)
+# The engine registers its wake-up in slots.hooks (it is above slots in the house).
+engine_notifier = EngineNotifier(engine_wake)

@@ -6,8 +6,8 @@ schema lists these tables, so documentation and behaviour cannot drift apart.
 
 from __future__ import annotations
 
-from floor.api_errors import API_ERRORS, ApiError
-from floor.times import TIME_ERRORS
+from common.api_errors import API_ERRORS, ApiError
+from common.times import TIME_ERRORS
 
 # Whole-request errors: the request is refused and nothing is stored.
 REQUEST_ERRORS: dict[str, str] = {
@@ -50,6 +50,6 @@ EVENT_ERRORS: dict[str, str] = {
 
 class RequestRefused(ApiError):
     """The whole request is refused with ``status`` and one of REQUEST_ERRORS (answered, like every API
-    error, by floor.api_errors)."""
+    error, by common.api_errors)."""
 
     errors = REQUEST_ERRORS

@@ -10,10 +10,8 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from floor.live import machines_changed
-from floor.times import time_window
-from jackpots.tasks import contributions_apply_task
-from slots import selectors
+from common.times import time_window
+from slots import hooks, selectors
 from slots.models import MachineAlert, MachineEvent
 from slots.services.engine_notify import engine_notifier
 from slots.services.machines import machines_touch
@@ -86,7 +84,7 @@ def _store(
             meters = [event for event in inserted if event.type == MachineEvent.Type.METERS]
             machines_touch(inserted, now=now, lock_all=bool(meters))
             # Door, tilt, handpay and power changes reach the floor maps after commit.
-            machines_changed(
+            hooks.machines_changed(
                 {event.machine.id for event in inserted if event.type == MachineEvent.Type.STATUS}
             )
             if meters:
@@ -125,7 +123,7 @@ def _levels_check(parsed: list[ParsedEvent], result: IngestResult) -> list[Parse
     pairs = {(event.machine.id, event.level) for event in parsed if event.type == MachineEvent.Type.JACKPOT}
     if not pairs:
         return parsed
-    played = selectors.levels_played(pairs)
+    played = hooks.levels_played(pairs)
     kept = []
     for event in parsed:
         if event.type == MachineEvent.Type.JACKPOT and (event.machine.id, event.level) not in played:
@@ -189,6 +187,6 @@ def _engine_notify() -> None:
     """Eager (no worker): the engine runs here and now. With a worker: the process's notifier asks it
     (slots.services.engine_notify), so the request neither waits on the broker nor fails with it."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
-        contributions_apply_task.delay()
+        hooks.engine_wake()
     else:
         engine_notifier.notify()

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import orjson
 from django.conf import settings
 
-from floor.times import TimeRejected, TimeWindow, instant_parse
+from common.times import TimeRejected, TimeWindow, instant_parse
 from slots.models import MachineEvent
 from slots.services.errors import EVENT_ERRORS, RequestRefused
 from slots.services.vocabulary import (

@@ -26,8 +26,8 @@ from tests.factories import (
     SlotMachineFactory,
     VenueFactory,
 )
-from tests.floor.conftest import game_event, staff_member
 from tests.floor.staff import level_seeded
+from tests.staff_fixtures import game_event, staff_member
 
 pytestmark = pytest.mark.django_db
 
@@ -140,7 +140,7 @@ PAGES = {
         ],
     ),
     "game report": (
-        reverse("floor:report-games"),
+        reverse("workspace:report-games"),
         GAMES,
         [
             "<title>Partite, incasso e hold |",
@@ -156,7 +156,7 @@ PAGES = {
         ],
     ),
     "floor map": (
-        reverse("floor:map", args=["NOG", 1]),
+        reverse("workspace:map", args=["NOG", 1]),
         {},
         [
             "<title>Mappa della sala: NOG Sala Uno |",
@@ -174,7 +174,7 @@ PAGES = {
         ],
     ),
     "inventory": (
-        reverse("floor:inventory"),
+        reverse("workspace:inventory"),
         {},
         [
             "<title>Inventario delle macchine |",
@@ -211,7 +211,7 @@ def test_workspace_pages_speak_the_profiles_language(client: Client, floor, page
 
 def test_the_machine_panel_names_the_state_in_italian(client: Client, floor) -> None:
     client.force_login(_manager_speaking("it"))
-    body = client.get(reverse("floor:machine-panel", args=["NOG-0101"])).content.decode()
+    body = client.get(reverse("workspace:machine-panel", args=["NOG-0101"])).content.decode()
 
     assert "<small>(non in linea)</small>" in body
     assert "<h4>Eventi recenti</h4>" in body
@@ -237,7 +237,7 @@ def test_hit_actions_and_engine_refusals_reach_staff_in_italian(client: Client, 
 def test_inventory_refusals_reach_staff_in_italian(client: Client, floor) -> None:
     client.force_login(_manager_speaking("it"))
     upload = SimpleUploadedFile("m.csv", b"serial\nX\n", content_type="text/csv")
-    response = client.post(reverse("floor:inventory"), {"file": upload})
+    response = client.post(reverse("workspace:inventory"), {"file": upload})
 
     assert response.status_code == 400
     assert (

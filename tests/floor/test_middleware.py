@@ -14,7 +14,7 @@ from django.utils.module_loading import import_string
 from floor.middleware import StaffLanguageMiddleware
 from floor.models import StaffProfile
 from floor.roles import FLOOR_MANAGER
-from tests.floor.conftest import staff_member
+from tests.staff_fixtures import staff_member
 
 
 @pytest.mark.parametrize("path", settings.MIDDLEWARE)

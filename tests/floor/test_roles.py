@@ -9,7 +9,7 @@ from django.test import Client
 from floor.roles import AUDITOR, FLOOR_MANAGER, ROLES, SLOT_ATTENDANT, roles_apply
 from slots.models import MachineKey
 from tests.factories import SlotMachineFactory
-from tests.floor.conftest import staff_member
+from tests.staff_fixtures import staff_member
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from floor.credentials import screen_token_issue, screen_token_matches
+from common.credentials import screen_token_issue, screen_token_matches
 from floor.models import SignageScreen
 
 pytestmark = pytest.mark.django_db

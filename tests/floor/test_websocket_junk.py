@@ -10,7 +10,7 @@ from channels.testing import WebsocketCommunicator
 
 from config.routing import websocket_urlpatterns
 from tests.factories import RoomFactory, VenueFactory
-from tests.floor.test_live import db_threads_closed  # noqa: F401
+from tests.workspace.test_live import db_threads_closed  # noqa: F401
 
 
 @pytest.mark.parametrize(

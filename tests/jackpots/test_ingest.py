@@ -8,7 +8,7 @@ import orjson
 import pytest
 from django.test import Client
 
-from floor.credentials import credential_issue
+from common.credentials import credential_issue
 from jackpots.audit import jackpots_audit
 from jackpots.models import Hit
 from slots.models import MachineKey

@@ -15,9 +15,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from floor.credentials import screen_token_issue
+from common.credentials import screen_token_issue
+from common.days import business_date_of
 from floor.models import StaffProfile
-from floor.reports.days import business_date_of
 from jackpots.models import Hit, HitKind
 from jackpots.services import contributions_apply, core
 from jackpots.services.levels import level_create
@@ -97,14 +97,14 @@ def _report_pages(client: Client, level, machine) -> dict[str, str]:
     days = {"first": str(today - timedelta(days=1)), "last": str(today + timedelta(days=1))}
     games = {"venue": machine.room.venue.code, "group_by": "machine", **days}
     requests = {
-        "games": (reverse("floor:report-games"), games),
-        "games.csv": (reverse("floor:report-games"), {**games, "format": "csv"}),
-        "room-hours": (reverse("floor:report-room-hours"), {"room": machine.room_id, "day": str(today)}),
-        "liability": (reverse("floor:report-liability"), {}),
-        "liability.csv": (reverse("floor:report-liability"), {"format": "csv"}),
-        "level-history": (reverse("floor:report-level-history"), {"level": level.pk, **days}),
+        "games": (reverse("workspace:report-games"), games),
+        "games.csv": (reverse("workspace:report-games"), {**games, "format": "csv"}),
+        "room-hours": (reverse("workspace:report-room-hours"), {"room": machine.room_id, "day": str(today)}),
+        "liability": (reverse("workspace:report-liability"), {}),
+        "liability.csv": (reverse("workspace:report-liability"), {"format": "csv"}),
+        "level-history": (reverse("workspace:report-level-history"), {"level": level.pk, **days}),
         "level-history.csv": (
-            reverse("floor:report-level-history"),
+            reverse("workspace:report-level-history"),
             {"level": level.pk, "format": "csv", **days},
         ),
     }

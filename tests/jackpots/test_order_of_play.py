@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from floor.credentials import credential_issue
+from common.credentials import credential_issue
 from jackpots.audit import jackpots_audit
 from jackpots.models import Hit, HitRefusal
 from jackpots.seed import DIAMOND_VAULT, GREASE

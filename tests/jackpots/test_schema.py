@@ -16,7 +16,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from floor.credentials import credential_issue
+from common.credentials import credential_issue
 from jackpots.tables.services import round_record
 from slots.models import MachineKey
 from tests.factories import SlotMachineFactory

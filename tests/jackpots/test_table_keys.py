@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from floor.credentials import credential_issue, screen_token_issue
+from common.credentials import credential_issue, screen_token_issue
 from floor.roles import AUDITOR, FLOOR_MANAGER
 from jackpots.tables.models import TableKey
 from slots.models import MachineKey

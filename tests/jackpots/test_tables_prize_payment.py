@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from floor.reports.jackpots import jackpot_liability
 from jackpots.models import Hit, Level, Progressive
 from jackpots.services import hit_pay, hit_verify, level_hit
 from jackpots.tables.models import TableKey
 from tests.jackpots.table_factories import assert_conserved, body, seat, tables_ready
+from workspace.reports.jackpots import jackpot_liability
 
 pytestmark = pytest.mark.django_db
 

@@ -11,12 +11,12 @@ from asgiref.sync import SyncToAsync
 from django.db import connections
 from django.test import Client
 
+from common.credentials import credential_issue
 from config.http import event_executors
-from floor.credentials import credential_issue
 from slots.models import GatewayKey, MachineKey, SlotMachine
 from slots.services.auth import principal_cache_clear
 from tests.factories import SlotMachineFactory
-from tests.floor.conftest import floor_manager  # noqa: F401  (the admin revocation test)
+from tests.staff_fixtures import floor_manager  # noqa: F401  (the admin revocation test)
 
 BASE_AT = (datetime.now(UTC) - timedelta(days=1)).replace(microsecond=0)
 

@@ -17,7 +17,7 @@ def main() -> None:
     import django
 
     django.setup()
-    from floor.credentials import credential_issue
+    from common.credentials import credential_issue
     from jackpots.services.levels import level_create
     from slots.models import GatewayKey
     from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, RoomFactory, SlotMachineFactory

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from floor.credentials import credential_issue
+from common.credentials import credential_issue
 from jackpots.models import ProgressiveMachine
 from slots.models import GatewayKey, MachineEvent, SlotMachine
 from slots.services.errors import EVENT_ERRORS

@@ -9,6 +9,7 @@ from django.test import override_settings
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from slots.hooks import hooks
 from slots.models import MachineAlert, MachineEvent, SlotMachine
 from slots.services.engine_notify import EngineNotifier, engine_notifier
 from tests.factories import SlotMachineFactory
@@ -160,10 +161,8 @@ def test_with_a_worker_the_last_events_of_a_burst_get_their_own_engine_run(
 ):
     """Three posts within the notify interval: the first asks the engine at once, the later two share one
     more run asked after their commit, so no event waits for a later request (or for beat)."""
-    from slots.services import ingest
-
     calls = []
-    monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(time.monotonic()))
+    monkeypatch.setattr(hooks, "engine_wake", lambda: calls.append(time.monotonic()))
     monkeypatch.setattr(engine_notifier, "interval", 1.0)
     for seq in (1, 2, 3):
         with django_capture_on_commit_callbacks(execute=True):
@@ -205,12 +204,10 @@ def test_notifier_keeps_asking_while_the_broker_is_down():
 def test_with_the_broker_down_events_are_stored_and_answered_200(
     machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from slots.services import ingest
-
     def refused() -> None:
         raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(ingest.contributions_apply_task, "delay", refused)
+    monkeypatch.setattr(hooks, "engine_wake", refused)
     with django_capture_on_commit_callbacks(execute=True):
         status, body = post_events([game(machine, 1), game(machine, 2)], key=machine_key)
     assert (status, body) == (200, {"accepted": 2, "duplicates": 0, "rejected": []})
@@ -221,10 +218,8 @@ def test_with_the_broker_down_events_are_stored_and_answered_200(
 def test_engine_is_asked_once_per_request_after_commit(
     machine, machine_key, post_events, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from slots.services import ingest
-
     calls = []
-    monkeypatch.setattr(ingest.contributions_apply_task, "delay", lambda: calls.append(1))
+    monkeypatch.setattr(hooks, "engine_wake", lambda: calls.append(1))
     with django_capture_on_commit_callbacks(execute=True):
         post_events([game(machine, seq) for seq in range(1, 51)], key=machine_key)
     assert calls == [1]

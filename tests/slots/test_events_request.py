@@ -8,7 +8,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 from psycopg.errors import AdminShutdown
 
-from floor.credentials import credential_issue, credential_revoke
+from common.credentials import credential_issue, credential_revoke
 from slots.models import MachineEvent, MachineKey
 from slots.services import auth
 from tests.slots.conftest import game

@@ -261,8 +261,8 @@ def flagged(machine, machine_key, post_events) -> MeterDelta:
 
 
 def _handpays(machine) -> int:
-    from floor.reports.days import business_date_of
-    from floor.reports.selectors import game_report
+    from common.days import business_date_of
+    from workspace.reports.selectors import game_report
 
     venue = machine.room.venue
     day = business_date_of(MeterDelta.objects.get(event__seq=2, name="handpay").at, venue.time_zone)
@@ -351,7 +351,7 @@ def test_admin_accepts_and_corrects_flagged_deltas_and_logs_who(
 @pytest.mark.django_db
 def test_an_attendant_cannot_review_deltas(client, flagged):
     from floor.roles import SLOT_ATTENDANT
-    from tests.floor.conftest import staff_member
+    from tests.staff_fixtures import staff_member
 
     client.force_login(staff_member("attendant", SLOT_ATTENDANT))
     client.post("/admin/slots/meterdelta/", {"action": "accept_selected", "_selected_action": [flagged.pk]})

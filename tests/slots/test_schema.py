@@ -37,7 +37,7 @@ def _keep_the_test_connection():
 @pytest.fixture
 def events_key(db):
     """A key for NOG-0101, the machine of the schema's example, so the examples are accepted."""
-    from floor.credentials import credential_issue
+    from common.credentials import credential_issue
     from slots.models import MachineKey
     from tests.factories import SlotMachineFactory
 

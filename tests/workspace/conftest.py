@@ -6,7 +6,7 @@ import pytest
 
 from jackpots.services import level_hit
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory
-from tests.floor.staff import attendant, auditor, level_seeded, manager, manager2, plain_staff  # noqa: F401
+from tests.floor.staff import level_seeded
 
 
 def hit_on(asset: str, reset_mc: int, name: str = "Grease Grand"):

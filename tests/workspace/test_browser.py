@@ -1,201 +1,198 @@
-"""The workspace in headless Chromium at 1440x900 and 1920x1080: the hits desk's two-person flow down to the
-slip's PDF, and every page fitting the screen with no console error and no request to another host.
-One browser for the module; screenshots go to test-artifacts/."""
+"""The workspace in headless Chromium: paying a hit, the live floor map, a report. Screenshots go to
+test-artifacts/."""
 
 from __future__ import annotations
 
-import io
-import threading
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timedelta
-from urllib.parse import urlparse
+from datetime import datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import connection
 from django.utils import timezone
-from playwright.sync_api import Browser, Page, expect, sync_playwright
-from pypdf import PdfReader
+from playwright.sync_api import Page, expect, sync_playwright
 
+from bench.stack import free_port
+from common.credentials import credential_issue
 from floor.roles import FLOOR_MANAGER
 from jackpots.models import Hit
-from slots.models import MachineEvent
+from jackpots.services import level_hit
+from slots.models import MachineEvent, MachineKey
 from tests.browser import ARTIFACTS, chromium_launch
-from tests.factories import SignageScreenFactory
-from tests.floor.conftest import game_event
-from tests.workspace.conftest import hit_on
+from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, RoomFactory, SlotMachineFactory
+from tests.floor.staff import level_seeded
+from tests.staff_fixtures import game_event
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "a-long-floor-password-1"
-SIZES = ((1440, 900), (1920, 1080))
+
+pytestmark = pytest.mark.browser
 
 
 @contextmanager
-def chromium() -> Iterator[Browser]:
+def browser_page() -> Iterator[Page]:
     with sync_playwright() as playwright:
-        launched = chromium_launch(playwright)
+        browser = chromium_launch(playwright)
         try:
-            yield launched
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.set_default_timeout(15_000)
+            yield page
         finally:
-            launched.close()
+            browser.close()
 
 
-class Watched:
-    """A page whose console errors and requests to other hosts are collected."""
-
-    def __init__(self, browser: Browser, base_url: str, size: tuple[int, int]) -> None:
-        self.context = browser.new_context(viewport={"width": size[0], "height": size[1]})
-        self.page = self.context.new_page()
-        self.page.set_default_timeout(10_000)
-        self.errors: list[str] = []
-        self.foreign: list[str] = []
-        host = urlparse(base_url).netloc
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.context.on(
-            "request",
-            lambda r: self.foreign.append(r.url) if urlparse(r.url).netloc not in (host, "") else None,
-        )
-
-    def close(self) -> None:
-        self.context.close()
-        assert (self.errors, self.foreign) == ([], [])
-
-
-def manager(username: str, first: str, last: str) -> User:
-    user = User.objects.create_user(
-        username, password=PASSWORD, is_staff=True, first_name=first, last_name=last
-    )
+def floor_manager(username: str = "giulia") -> User:
+    user = User.objects.create_user(username, password=PASSWORD, is_staff=True)
     user.groups.add(Group.objects.get(name=FLOOR_MANAGER))
     return user
 
 
 def log_in(page: Page, base_url: str, username: str) -> None:
-    """From the site's root: the login page, then the hits desk."""
-    page.goto(f"{base_url}/")
+    page.goto(f"{base_url}/admin/login/")
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
-    expect(page).to_have_url(f"{base_url}/hits/")
+    expect(page.locator("#user-tools")).to_contain_text(username)
 
 
-def fits(page: Page) -> None:
-    """Neither the page nor its main content scrolls sideways."""
-    widths = page.evaluate(
-        "() => { const m = document.querySelector('main') || document.body;"
-        " return [document.documentElement.scrollWidth, window.innerWidth, m.scrollWidth, m.clientWidth]; }"
-    )
-    assert widths[0] <= widths[1] and widths[2] <= widths[3], widths
+@pytest.mark.django_db(transaction=True)
+def test_manager_logs_in_verifies_and_pays_a_hit(live_server):
+    manager = floor_manager()
+    machine = SlotMachineFactory(asset_number="NOG-0104")
+    progressive = ProgressiveFactory(name="Diamond Vault")
+    ProgressiveMachineFactory(progressive=progressive, machine=machine)
+    hit = level_hit(level_seeded(progressive=progressive, reset_mc=50_000_000).pk, machine_id=machine.pk)
 
+    with browser_page() as page:
+        log_in(page, live_server.url, manager.username)
+        page.goto(f"{live_server.url}/admin/jackpots/hit/")
+        row = page.locator("#result_list tbody tr").first
+        expect(row).to_contain_text("NOG-0104")
+        expect(row).to_contain_text("500.00")
+        for action, done in (("verify_selected", "Verified"), ("pay_selected", "Paid")):
+            page.locator("#result_list tbody tr").first.locator("input.action-select").check()
+            page.select_option("select[name=action]", action)
+            page.click("button[name=index]")
+            expect(page.locator(".messagelist")).to_contain_text(done)
+        expect(page.locator("#result_list tbody tr").first).to_contain_text("Paid")
+        page.screenshot(path=str(ARTIFACTS / "hits-queue-paid.png"), full_page=True)
 
-def _two_managers_verify_and_pay(browser: Browser, live_server, hit: Hit) -> None:
-    for size in SIZES:
-        watched = Watched(browser, live_server.url, size)
-        page = watched.page
-        log_in(page, live_server.url, "giulia")
-        row = page.locator(f"#hit-{hit.pk}")
-        expect(row).to_contain_text("NOG-0005")
-        expect(row).to_contain_text("5,000.60")
-        fits(page)
-        page.screenshot(path=str(ARTIFACTS / f"desk-{size[0]}.png"), full_page=True)
-        watched.close()
-
-    watched = Watched(browser, live_server.url, SIZES[0])
-    page = watched.page
-    log_in(page, live_server.url, "giulia")
-    page.locator(f"#hit-{hit.pk} a", has_text="Verify").click()
-    expect(page.locator("#confirm-amount")).to_have_text("€ 5,000.60")
-    expect(page.locator("#confirm-machine")).to_contain_text("NOG-0005")
-    page.screenshot(path=str(ARTIFACTS / "desk-confirm.png"), full_page=True)
-    page.click("#confirm-button")
-    expect(page.locator(f"#hit-{hit.pk}")).to_contain_text(
-        "waiting for a second person: verified by Giulia Rossi"
-    )
-    page.screenshot(path=str(ARTIFACTS / "desk-second-person.png"), full_page=True)
-    # A hit recorded while the desk is open appears without a reload (the desk refreshes every 5 s). It is
-    # recorded from another thread: this one holds Playwright's event loop.
-    recorder = threading.Thread(target=lambda: new_hits.append(hit_on("NOG-0011", 70_000_000, "King of Pop")))
-    new_hits: list[Hit] = []
-    recorder.start()
-    recorder.join()
-    expect(page.locator(f"#hit-{new_hits[0].pk}")).to_contain_text("NOG-0011", timeout=8_000)
-    page.click("button.logout")
-    log_in(page, live_server.url, "marco")
-    page.locator(f"#hit-{hit.pk} a", has_text="Verify").click()
-    page.click("#confirm-button")
-    page.locator(f"#hit-{hit.pk} a", has_text="Pay").click()
-    expect(page.locator("#confirm")).to_contain_text("Giulia Rossi")
-    page.click("#confirm-button")
-    expect(page.locator(".messages")).to_contain_text("is paid")
-    expect(page.locator(f"#closed-{hit.pk}")).to_contain_text("Marco Bianchi")
-    page.screenshot(path=str(ARTIFACTS / "desk-paid.png"), full_page=True)
-    href = page.locator(f"#closed-{hit.pk} a", has_text="A5").get_attribute("href")
-    slip = page.request.get(f"{live_server.url}{href}")
-    text = PdfReader(io.BytesIO(slip.body())).pages[0].extract_text()
-    assert "€ 5,000.60" in text and "Giulia Rossi" in text and "Marco Bianchi" in text
-    watched.close()
-
-
-def _floor() -> dict[str, str]:
-    """Hits, games, a sign: something on every page."""
-    paid = hit_on("NOG-0104", 50_000_000, "Diamond Vault")
-    machine = paid.machine
-    yesterday = timezone.now().astimezone(ZoneInfo("Europe/Rome")) - timedelta(days=1)
-    day = yesterday.date() - timedelta(days=1) if yesterday.hour < 6 else yesterday.date()
-    at = datetime.combine(day, datetime.min.time(), tzinfo=ZoneInfo("Europe/Rome")) + timedelta(hours=20)
-    MachineEvent.objects.bulk_create([game_event(machine, i, at, 200, 100) for i in range(1, 4)])
-    SignageScreenFactory(venue=machine.room.venue, slug="nog-1", name="Sala Uno entrance")
-    return {
-        "hits": "/hits/",
-        "progressives": "/progressives/",
-        "level": f"/progressives/levels/{paid.level_id}/",
-        "dayclose": f"/dayclose/?day={date.isoformat(day)}",
-        "signs": "/signs/",
-        "api-docs": "/api/docs/",
-        "admin": "/admin/",
-    }
-
-
-def _every_page_fits(browser: Browser, live_server, pages: dict[str, str]) -> None:
-    for size in SIZES:
-        watched = Watched(browser, live_server.url, size)
-        page = watched.page
-        log_in(page, live_server.url, "giulia")
-        for name, path in pages.items():
-            page.goto(f"{live_server.url}{path}")
-            if name == "api-docs":
-                expect(page.locator(".swagger-ui .info .title")).to_contain_text("Progressivo API")
-            elif name == "admin":
-                expect(page.locator("#site-name")).to_have_text("Progressivo")
-                expect(page.locator("#user-tools a", has_text="View site")).to_have_attribute("href", "/")
-                # Recent actions beside the applications, not below them.
-                assert page.locator("#recent-actions-module").bounding_box()["y"] < 400
-            else:
-                expect(page.locator("nav.ws-nav")).to_contain_text("Progressives")
-                expect(page.locator("#user-tools")).to_contain_text("Giulia Rossi")
-            if name == "signs":
-                expect(page.frame_locator("#sign-nog-1 iframe").locator("h1")).to_have_text(
-                    "Sala Uno entrance"
-                )
-            fits(page)
-            page.screenshot(path=str(ARTIFACTS / f"workspace-{name}-{size[0]}.png"), full_page=True)
-        watched.close()
-
-
-def test_the_workspace_in_chromium(live_server):
-    """The data first, then one browser: Playwright's sync API keeps an event loop in this thread, where
-    the ORM and the after-commit publishing refuse to run."""
-    giulia, marco = manager("giulia", "Giulia", "Rossi"), manager("marco", "Marco", "Bianchi")
-    hit = hit_on("NOG-0005", 500_060_000)
-    pages = _floor()
-    with chromium() as browser:
-        _two_managers_verify_and_pay(browser, live_server, hit)
-        _every_page_fits(browser, live_server, pages)
     hit.refresh_from_db()
-    assert (hit.state, hit.verified_by, hit.second_verified_by, hit.paid_by) == (
-        Hit.State.PAID,
-        giulia,
-        marco,
-        marco,
+    assert (hit.state, hit.verified_by, hit.paid_by) == (Hit.State.PAID, manager, manager)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_report_page_shows_the_expected_totals(live_server):
+    manager = floor_manager()
+    machine = SlotMachineFactory(asset_number="NOG-0101")
+    evening = datetime(2026, 11, 20, 21, 0, tzinfo=ZoneInfo("Europe/Rome"))
+    MachineEvent.objects.bulk_create(
+        [
+            game_event(machine, 1, evening, 12_345, 0),
+            game_event(machine, 2, evening, 450, 10_000),
+            # After midnight, before 06:00: still the business day of the 20th.
+            game_event(machine, 3, evening.replace(day=21, hour=5, minute=59), 205, 0),
+            # The next business day: not in the report.
+            game_event(machine, 4, evening.replace(day=21, hour=6, minute=0), 99_999, 0),
+        ]
     )
+    with browser_page() as page:
+        log_in(page, live_server.url, manager.username)
+        page.goto(
+            f"{live_server.url}/floor/reports/games/?venue=NOG&first=2026-11-20&last=2026-11-20&group_by=machine"
+        )
+        total = page.locator("#report-total")
+        expect(total).to_contain_text("130.00")  # coin in 123.45 + 4.50 + 2.05
+        expect(total).to_contain_text("100.00")  # coin out
+        expect(total).to_contain_text("30.00")  # hold
+        expect(total).to_contain_text("23.08")  # hold %
+        expect(total.locator("td").first).to_have_text("3")
+        page.screenshot(path=str(ARTIFACTS / "report-games.png"), full_page=True)
+
+
+@contextmanager
+def asgi_server() -> Iterator[str]:
+    """uvicorn serving the project against the test database (committed data only)."""
+    db = connection.settings_dict
+    port = free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "CELERY_TASK_ALWAYS_EAGER": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = open(ARTIFACTS / f"uvicorn-floor-{port}.log", "wb")  # noqa: SIM115 - closed below
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
+         "--port", str(port), "--log-level", "warning"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/admin/login/", timeout=2).read()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"uvicorn did not start; see {log.name}") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        log.close()
+
+
+def post_event(url: str, key: str, event: dict) -> dict:
+    request = urllib.request.Request(
+        f"{url}/api/v1/events",
+        data=json.dumps({"events": [event]}).encode(),
+        headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_floor_map_turns_a_machine_red_when_its_door_opens():
+    manager = floor_manager()
+    room = RoomFactory(number=1, name="Sala Uno")
+    machine = SlotMachineFactory(
+        asset_number="NOG-0101", room=room, pos_x=2, pos_y=1, last_seen=timezone.now(), last_game_at=None
+    )
+    SlotMachineFactory(asset_number="NOG-0102", room=room, pos_x=3, pos_y=1, last_seen=timezone.now())
+    key = credential_issue(MachineKey, kind="mach", machine=machine)[1]
+
+    with asgi_server() as url, browser_page() as page:
+        log_in(page, url, manager.username)
+        page.goto(f"{url}/floor/NOG/1/")
+        expect(page.locator("#live-status")).to_have_attribute("data-state", "live")
+        tile = page.locator(f"#machine-{machine.pk}")
+        expect(tile).to_have_attribute("data-state", "idle")
+        page.screenshot(path=str(ARTIFACTS / "floor-map-before.png"), full_page=True)
+
+        at = timezone.now().isoformat().replace("+00:00", "Z")
+        event = {"machine": "NOG-0101", "seq": 1, "at": at, "type": "status", "status": "door_open"}
+        assert post_event(url, key, event)["accepted"] == 1
+
+        expect(tile).to_have_attribute("data-state", "door_open", timeout=5_000)
+        expect(tile).to_have_css("background-color", "rgb(229, 57, 53)")
+        expect(page.locator(f"#machine-{machine.pk + 1}")).to_have_attribute("data-state", "idle")
+        tile.click()
+        expect(page.locator("#panel-asset")).to_contain_text("NOG-0101")
+        expect(page.locator("#machine-detail .events")).to_contain_text("door_open")
+        page.screenshot(path=str(ARTIFACTS / "floor-map-door-open.png"), full_page=True)

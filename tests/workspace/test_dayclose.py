@@ -14,7 +14,7 @@ from pypdf import PdfReader
 from jackpots.models import Hit
 from slots.models import MachineEvent, MeterDelta
 from tests.factories import RoomFactory, SlotMachineFactory
-from tests.floor.conftest import game_event
+from tests.staff_fixtures import game_event
 from tests.workspace.conftest import hit_on
 from workspace.dayclose.selectors import day_reconcile
 from workspace.dayclose.services import DayCloseRefused, dayclose_lines, dayclose_sign

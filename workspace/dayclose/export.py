@@ -8,8 +8,8 @@ from datetime import date
 
 from fpdf import FPDF
 
+from common.money import cents_eur_grouped
 from floor.models import Venue
-from floor.templatetags.money import cents_to_eur
 from workspace.dayclose.selectors import CHECKS, Line, lines_total
 from workspace.models import DayClose
 
@@ -79,9 +79,9 @@ def _pdf_cells(line: Line) -> list[str]:
     cells = [line.asset]
     for meter, other in CHECKS:
         cells += [
-            cents_to_eur(getattr(line, f"{meter}_meter")),
-            cents_to_eur(getattr(line, other)),
-            cents_to_eur(line.difference(meter)),
+            cents_eur_grouped(getattr(line, f"{meter}_meter")),
+            cents_eur_grouped(getattr(line, other)),
+            cents_eur_grouped(line.difference(meter)),
         ]
     return [*cells, " ".join(line.flagged)]
 
@@ -97,7 +97,7 @@ def dayclose_pdf(
     title = f"{venue.name} - Chiusura giornata / Day close {day:%d/%m/%Y}"
     pdf.cell(0, 8, title, new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("helvetica", size=9)
-    subtitle = f"Tolleranza / Tolerance: € {cents_to_eur(tolerance)}. {_signature(closed)}"
+    subtitle = f"Tolleranza / Tolerance: € {cents_eur_grouped(tolerance)}. {_signature(closed)}"
     pdf.cell(0, 6, subtitle, new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("helvetica", "B", 8)
     for width, heading in zip(_WIDTHS, _TITLES, strict=True):

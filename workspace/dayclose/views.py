@@ -8,20 +8,20 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from common.days import business_date_of
 from floor.access import VIEW_REPORTS
 from floor.models import Venue
-from floor.reports.days import business_date_of
 from workspace.access import workspace_page
 from workspace.dayclose.export import dayclose_csv, dayclose_pdf
 from workspace.dayclose.selectors import lines_total
 from workspace.dayclose.services import DayCloseRefused, dayclose_lines, dayclose_sign
-from workspace.shell import page_render, venue_current
+from workspace.shell import venue_current
 
 SIGN_OFF = "workspace.add_dayclose"
 
@@ -76,7 +76,7 @@ def dayclose_view(request: HttpRequest) -> HttpResponse:
         "tolerance": closed.tolerance_cents if closed else settings.DAY_CLOSE_TOLERANCE_CENTS,
         "can_sign": request.user.has_perm(SIGN_OFF),
     }
-    return page_render(request, "workspace/dayclose/day.html", context, section="dayclose")
+    return render(request, "workspace/dayclose/day.html", context)
 
 
 @workspace_page(VIEW_REPORTS)

@@ -6,14 +6,14 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from floor.admin_common import audit
-from floor.templatetags.money import cents_to_eur
+from common.admin import audit
+from common.money import cents_eur_grouped
 from jackpots.admin.common import PAY_HIT, VERIFY_HIT, VOID_HIT
 from jackpots.models import Hit, HitKind
 from jackpots.services import EngineError, hit_pay, hit_verify, hit_void
@@ -21,7 +21,7 @@ from jackpots.tables.services import table_hit_void
 from workspace.access import workspace_page
 from workspace.desk.selectors import desk_hits, hit_needs, hits_recent_closed, person
 from workspace.models import HitSlip
-from workspace.shell import page_render, venue_current
+from workspace.shell import venue_current
 from workspace.slips.services import SlipRefused, hit_slip_get, hit_slips_store
 
 ACTIONS = {"verify": VERIFY_HIT, "pay": PAY_HIT, "void": VOID_HIT}
@@ -47,7 +47,7 @@ def hits_desk_view(request: HttpRequest) -> HttpResponse:
         "closed": hits_recent_closed(venue),
         "can": {action: user.has_perm(permission) for action, permission in ACTIONS.items()},
     }
-    return page_render(request, "workspace/desk/hits.html", context, section="hits")
+    return render(request, "workspace/desk/hits.html", context)
 
 
 def _act(request: HttpRequest, hit: Hit, action: str, reason: str) -> Hit:
@@ -61,7 +61,7 @@ def _act(request: HttpRequest, hit: Hit, action: str, reason: str) -> Hit:
 
 
 def _done_message(hit: Hit, action: str) -> str:
-    values = {"hit": hit.number, "amount": cents_to_eur(hit.amount_cents)}
+    values = {"hit": hit.number, "amount": cents_eur_grouped(hit.amount_cents)}
     if action == "verify" and hit.state == Hit.State.HIT:
         return (
             _("Hit %(hit)s (€ %(amount)s): first verification recorded; a second person must verify it.")
@@ -105,7 +105,7 @@ def hit_action_view(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         "needs": hit_needs(hit),
         "verified_by": person(hit.verified_by),
     }
-    return page_render(request, "workspace/desk/confirm.html", context, section="hits")
+    return render(request, "workspace/desk/confirm.html", context)
 
 
 def _confirm_title(action: str) -> str:

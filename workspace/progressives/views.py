@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -13,7 +13,7 @@ from jackpots.models import Hit, Level
 from workspace.access import workspace_page
 from workspace.progressives.chart import PLOT_WIDTH, level_chart
 from workspace.progressives.selectors import level_series, levels_overview
-from workspace.shell import page_render, venue_current
+from workspace.shell import venue_current
 
 _DAYS = (7, 30, 90, 365)
 _HOURS = (6, 24, 72, 168)
@@ -36,7 +36,7 @@ def progressives_view(request: HttpRequest) -> HttpResponse:
         "day_choices": _DAYS,
         "now": now,
     }
-    return page_render(request, "workspace/progressives/levels.html", context, section="progressives")
+    return render(request, "workspace/progressives/levels.html", context)
 
 
 @workspace_page("jackpots.view_level")
@@ -61,4 +61,4 @@ def level_view(request: HttpRequest, pk: int) -> HttpResponse:
         .select_related("machine")
         .order_by("-at"),
     }
-    return page_render(request, "workspace/progressives/level.html", context, section="progressives")
+    return render(request, "workspace/progressives/level.html", context)

@@ -11,7 +11,7 @@ from django.views.decorators.clickjacking import xframe_options_sameorigin
 from floor.models import SignageScreen
 from jackpots.signage.selectors import screen_content, signage_snapshot
 from workspace.access import workspace_page
-from workspace.shell import page_render, venue_current
+from workspace.shell import venue_current
 from workspace.signs.selectors import CONNECTED, NO_TOKEN, screens_status
 
 # Seconds between two frames of a preview: live enough to watch amounts climb, cheap for the server.
@@ -28,7 +28,7 @@ def signs_view(request: HttpRequest) -> HttpResponse:
         "screens": screens_status(venue, timezone.now()) if venue else [],
         "states": states,
     }
-    return page_render(request, "workspace/signs/signs.html", context, section="signs")
+    return render(request, "workspace/signs/signs.html", context)
 
 
 @workspace_page("floor.view_signagescreen")

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from floor.templatetags.money import cents_to_eur
+from common.money import cents_eur_grouped
 from jackpots.models import Hit
 from workspace.desk.selectors import person
 from workspace.models import HitSlip
@@ -31,7 +31,7 @@ def _facts(hit: Hit) -> SlipFacts:
         machine=machine.asset_number if machine else "table",
         location=f"{machine.room.name}, {machine.game_title}" if machine else hit.level.progressive.name,
         level=f"{hit.level.progressive.name} - {hit.level.name}",
-        amount=f"€ {cents_to_eur(hit.amount_cents)}",
+        amount=f"€ {cents_eur_grouped(hit.amount_cents)}",
         words_it=amount_in_words(hit.amount_cents, "it"),
         words_en=amount_in_words(hit.amount_cents, "en"),
         at=hit.at.astimezone(zone).strftime("%d/%m/%Y %H:%M:%S"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from floor.credentials import screen_token_issue
+from common.credentials import screen_token_issue
 from floor.models import SignageScreen
 
 

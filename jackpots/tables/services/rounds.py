@@ -30,8 +30,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
-from floor.credentials import credential_issue
-from floor.times import time_window
+from common.credentials import credential_issue
+from common.money import cents_eur
+from common.times import time_window
 from jackpots import publish
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
@@ -47,7 +48,7 @@ from jackpots.tables.rules import (
     hand_of,
     split_by_weight,
 )
-from jackpots.tables.selectors import cents_text, pay_lines, rate_find
+from jackpots.tables.selectors import pay_lines, rate_find
 from jackpots.tables.services.paytables import pay_table_staged_apply
 
 TABLE_KEY_KIND = "tbl"
@@ -130,8 +131,8 @@ def _open_share(
 def _eur_text(pool_cents: int, pool_currency: str, venue_cents: int, venue_currency: str) -> str | None:
     """The award in euros where one side is in euros (the pool's amount first), else None."""
     if pool_currency == "EUR":
-        return cents_text(pool_cents)
-    return cents_text(venue_cents) if venue_currency == "EUR" else None
+        return cents_eur(pool_cents)
+    return cents_eur(venue_cents) if venue_currency == "EUR" else None
 
 
 def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
@@ -153,7 +154,7 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
         "contribution": {
             "amount": contribution_cents,
             "amount_mc": seat.contribution_mc,
-            "amount_eur": cents_text(contribution_cents) if pool_currency == "EUR" else None,
+            "amount_eur": cents_eur(contribution_cents) if pool_currency == "EUR" else None,
             "currency": pool_currency,
         },
         "award": {

@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from floor.credentials import screen_token_issue
+from common.credentials import screen_token_issue
 from floor.models import SignageScreen
 from jackpots import publish
 from jackpots.models import Hit, Level, Progressive

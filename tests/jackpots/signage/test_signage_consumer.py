@@ -14,8 +14,8 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
+from common.credentials import screen_token_revoke
 from config.asgi import application
-from floor.credentials import screen_token_revoke
 from jackpots import publish
 from jackpots.models import Level
 from jackpots.signage.currency import ScreenContent

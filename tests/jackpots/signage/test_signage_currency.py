@@ -13,7 +13,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.utils import timezone
 
-from floor.credentials import screen_token_issue
+from common.credentials import screen_token_issue
 from jackpots import publish
 from jackpots.signage import currency
 from jackpots.tables.models import ExchangeRate

@@ -16,7 +16,7 @@ from playwright.sync_api import sync_playwright
 from websockets.sync.client import connect as ws_connect
 
 from bench.stack import Stack
-from floor.credentials import credential_issue, screen_token_issue
+from common.credentials import credential_issue, screen_token_issue
 from jackpots.models import Hit, Level
 from slots.models import GatewayKey, SlotMachine
 from tests.browser import ARTIFACTS, chromium_launch

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from floor.credentials import screen_token_revoke
+from common.credentials import screen_token_revoke
 from tests.jackpots.signage.conftest import SignSetup
 
 

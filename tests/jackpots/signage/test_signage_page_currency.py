@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 from playwright.sync_api import Locator, Page, Route, expect, sync_playwright
 
-from floor.credentials import screen_token_issue
+from common.credentials import screen_token_issue
 from jackpots.signage.currency import ScreenContent
 from jackpots.signage.selectors import signage_snapshot
 from jackpots.signage.snapshots import SignageProgressiveSerializer

@@ -10,7 +10,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import Client
 
-from floor.credentials import screen_token_issue
+from common.credentials import screen_token_issue
 from floor.models import Venue
 from jackpots.models import Hit, Level, Progressive
 from jackpots.tables.models import Table

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from channels.db import database_sync_to_async
 
-from floor.credentials import screen_token_issue, screen_token_revoke
+from common.credentials import screen_token_issue, screen_token_revoke
 from floor.models import SignageScreen
 from tests.jackpots.signage.conftest import SOCKET_TESTS, SignSetup
 from tests.jackpots.signage.test_signage_consumer import open_sign

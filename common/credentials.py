@@ -1,0 +1,97 @@
+"""API keys and screen tokens: random, shown once, stored only as a SHA-256 digest.
+
+Keys carry 256 bits of randomness, so a fast digest is enough (no password stretching needed) and lets
+an API authenticate a request with one indexed lookup. Every kind of key (machine, gateway, table) is a
+concrete subclass of ``slots.models.Credential``; these functions work on any of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+from typing import TypeVar
+
+from django.db import models, transaction
+from django.utils import timezone
+
+C = TypeVar("C", bound=models.Model)
+
+# last_used_at is written at most this often per key, so a busy gateway does not write on every request.
+LAST_USED_RESOLUTION = timedelta(seconds=30)
+
+
+def key_generate(kind: str) -> str:
+    """A new key such as ``pv_mach_3Xy...``; the prefix tells a human what it is for."""
+    return f"pv_{kind}_{secrets.token_urlsafe(32)}"
+
+
+def key_digest(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def key_display_prefix(key: str) -> str:
+    """What the admin shows of a key so people can tell keys apart without seeing the secret."""
+    return key[:16]
+
+
+def credential_issue(model: type[C], *, kind: str, created_by=None, **owner) -> tuple[C, str]:
+    """Creates a credential of ``model`` for ``owner`` and returns it with the key, which is never stored."""
+    key = key_generate(kind)
+    credential = model.objects.create(
+        digest=key_digest(key), prefix=key_display_prefix(key), created_by=created_by, **owner
+    )
+    return credential, key
+
+
+def credential_revoke(credential: models.Model) -> None:
+    if credential.revoked_at is None:
+        credential.revoked_at = timezone.now()
+        credential.save(update_fields=["revoked_at"])
+
+
+def credential_find(model: type[C], key: str) -> C | None:
+    """The active credential for ``key``, or None; notes when it was last used."""
+    if not key:
+        return None
+    credential = model.objects.filter(digest=key_digest(key), revoked_at__isnull=True).first()
+    if credential is not None:
+        now = timezone.now()
+        if credential.last_used_at is None or now - credential.last_used_at > LAST_USED_RESOLUTION:
+            model.objects.filter(pk=credential.pk).update(last_used_at=now)
+            credential.last_used_at = now
+    return credential
+
+
+def screen_token_issue(screen: models.Model) -> str:
+    """A new token for a signage screen; the previous one stops working."""
+    token = key_generate("scr")
+    screen.token_digest = key_digest(token)
+    screen.token_prefix = key_display_prefix(token)
+    screen.token_issued_at = timezone.now()
+    screen.save(update_fields=["token_digest", "token_prefix", "token_issued_at"])
+    return token
+
+
+def screen_token_revoke(screen: models.Model) -> None:
+    screen.token_digest = ""
+    screen.save(update_fields=["token_digest"])
+
+
+def screen_token_matches(screen: models.Model, token: str) -> bool:
+    return (
+        bool(screen.token_digest)
+        and bool(token)
+        and secrets.compare_digest(screen.token_digest, key_digest(token))
+    )
+
+
+def credentials_revoke(credentials) -> int:
+    """Revokes every credential given; returns how many were active before."""
+    revoked = 0
+    with transaction.atomic():
+        for credential in credentials:
+            if credential.revoked_at is None:
+                credential_revoke(credential)
+                revoked += 1
+    return revoked

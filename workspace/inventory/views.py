@@ -1,0 +1,47 @@
+"""The inventory page: export, then upload → preview (dry run) → import."""
+
+from __future__ import annotations
+
+from django import forms
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from floor.access import IMPORT_INVENTORY, staff_page
+from workspace.inventory.services import InventoryFileError, inventory_export, inventory_import
+
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024
+
+
+class InventoryUploadForm(forms.Form):
+    file = forms.FileField(label=gettext_lazy("Inventory CSV"))
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+
+@staff_page(IMPORT_INVENTORY)
+def inventory_view(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET" and request.GET.get("format") == "csv":
+        response = HttpResponse(inventory_export(), content_type="text/csv; charset=utf-8")
+        name = f"machines-{timezone.localdate()}.csv"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+    form = InventoryUploadForm(request.POST or None, request.FILES or None)
+    report = None
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        if upload.size > MAX_UPLOAD_BYTES:
+            form.add_error("file", _("The file is larger than 10 MB."))
+        else:
+            try:
+                report = inventory_import(upload.read(), dry_run=not form.cleaned_data["confirm"])
+            except InventoryFileError as error:
+                form.add_error("file", str(error))
+        if report is not None and not report.ok:
+            status = 400
+    if form.errors:
+        status = 400
+    context = {"title": _("Machine inventory"), "form": form, "report": report}
+    return render(request, "workspace/inventory.html", context, status=status)

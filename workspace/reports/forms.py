@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django import forms
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from common.days import business_date_of
+from floor.models import Room, Venue
+from jackpots.models import Level
+from workspace.reports.selectors import GROUP_LABELS
+
+MAX_DAYS = 400
+# One point per hour: a quarter of hours stays a readable line.
+MAX_HISTORY_DAYS = 93
+
+
+def _today() -> object:
+    return business_date_of(timezone.now(), "Europe/Rome")
+
+
+class BusinessDaysForm(forms.Form):
+    """A range of business days, first..last inclusive, at most ``max_days`` long."""
+
+    max_days = MAX_DAYS
+    first = forms.DateField(label=_("From business day"), widget=forms.DateInput(attrs={"type": "date"}))
+    last = forms.DateField(label=_("To business day"), widget=forms.DateInput(attrs={"type": "date"}))
+
+    def clean(self) -> dict:
+        data = super().clean()
+        first, last = data.get("first"), data.get("last")
+        if first and last:
+            if last < first:
+                raise forms.ValidationError(_("The last day comes before the first."), code="range")
+            if (last - first).days >= self.max_days:
+                raise forms.ValidationError(
+                    _("At most %(days)d days at a time."), code="range", params={"days": self.max_days}
+                )
+        return data
+
+
+class GameReportForm(BusinessDaysForm):
+    venue = forms.ModelChoiceField(Venue.objects.all(), to_field_name="code", label=_("Venue"))
+    group_by = forms.ChoiceField(choices=list(GROUP_LABELS.items()), initial="machine", label=_("Per"))
+    field_order = ["venue", "first", "last", "group_by"]
+
+    @classmethod
+    def initial_for_today(cls) -> dict:
+        today = _today()
+        return {"first": today - timedelta(days=6), "last": today, "group_by": "machine"}
+
+
+class RoomHoursForm(forms.Form):
+    room = forms.ModelChoiceField(Room.objects.select_related("venue"), label=_("Room"))
+    day = forms.DateField(label=_("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
+
+
+class LevelHistoryForm(BusinessDaysForm):
+    max_days = MAX_HISTORY_DAYS
+    level = forms.ModelChoiceField(Level.objects.select_related("progressive"), label=_("Level"))
+    field_order = ["level", "first", "last"]

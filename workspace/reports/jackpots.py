@@ -1,0 +1,138 @@
+"""Reads of the jackpot reports: liability per progressive and currency, a level's amount over time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from django.db.models import Q, Sum
+from django.db.models.functions import TruncHour
+
+from common.money import MC_PER_CENT
+from jackpots.models import Hit, LedgerEntry, Level, LevelChange, Progressive
+
+
+@dataclass
+class LiabilityRow:
+    progressive: Progressive
+    currency: str
+    current_mc: int = 0
+    reserve_mc: int = 0
+    overflow_mc: int = 0
+    # Won and not yet paid (hit or verified): money owed to players, in cents.
+    unpaid_cents: int = 0
+
+    @property
+    def total_mc(self) -> int:
+        """What the casino owes: the displayed amounts, the reserves (overflow joins the reserve) and the
+        awards not yet paid."""
+        return self.current_mc + self.reserve_mc + self.overflow_mc + self.unpaid_cents * MC_PER_CENT
+
+
+@dataclass
+class Liability:
+    rows: list[LiabilityRow] = field(default_factory=list)
+
+    @property
+    def per_currency(self) -> dict[str, LiabilityRow]:
+        totals: dict[str, LiabilityRow] = {}
+        for row in self.rows:
+            total = totals.setdefault(row.currency, LiabilityRow(progressive=None, currency=row.currency))
+            total.current_mc += row.current_mc
+            total.reserve_mc += row.reserve_mc
+            total.overflow_mc += row.overflow_mc
+            total.unpaid_cents += row.unpaid_cents
+        return totals
+
+
+def jackpot_liability() -> Liability:
+    """Current amounts, reserves, overflow and unpaid awards per progressive, summed in the database."""
+    unpaid = Q(levels__hit_records__state__in=[Hit.State.HIT, Hit.State.VERIFIED])
+    meters = {
+        row["id"]: row
+        for row in Progressive.objects.values("id").annotate(
+            current=Sum("levels__current_mc"),
+            reserve=Sum("levels__reserve_mc"),
+            overflow=Sum("levels__overflow_mc"),
+        )
+    }
+    owed = dict(
+        Progressive.objects.filter(unpaid)
+        .values("id")
+        .annotate(unpaid=Sum("levels__hit_records__amount_cents"))
+        .values_list("id", "unpaid")
+    )
+    liability = Liability()
+    for progressive in Progressive.objects.order_by("currency", "name"):
+        row = meters.get(progressive.id, {})
+        liability.rows.append(
+            LiabilityRow(
+                progressive=progressive,
+                currency=progressive.currency,
+                current_mc=row.get("current") or 0,
+                reserve_mc=row.get("reserve") or 0,
+                overflow_mc=row.get("overflow") or 0,
+                unpaid_cents=owed.get(progressive.id) or 0,
+            )
+        )
+    return liability
+
+
+@dataclass
+class AmountPoint:
+    at: datetime
+    amount_mc: int
+
+
+@dataclass
+class LevelHistory:
+    level: Level
+    start: datetime
+    end: datetime
+    points: list[AmountPoint]
+    hits: list[Hit]
+    changes: list[LevelChange]
+    # Money in and out of the level over the period, from its ledger.
+    contributed_mc: int = 0
+    seeded_mc: int = 0
+    awarded_mc: int = 0
+
+
+def level_history(level: Level, start: datetime, end: datetime) -> LevelHistory:
+    """The level's displayed amount at the end of each hour in [start, end), from its ledger, with the hits
+    and the parameter changes of the period. The ledger's deltas are summed per hour in the database."""
+    opening = (
+        LedgerEntry.objects.filter(level=level, at__lt=start).aggregate(total=Sum("current_delta_mc"))[
+            "total"
+        ]
+        or 0
+    )
+    hourly = dict(
+        LedgerEntry.objects.filter(level=level, at__gte=start, at__lt=end)
+        .annotate(hour=TruncHour("at", tzinfo=UTC))
+        .values("hour")
+        .annotate(delta=Sum("current_delta_mc"))
+        .values_list("hour", "delta")
+        .order_by()
+    )
+    flows = LedgerEntry.objects.filter(level=level, at__gte=start, at__lt=end).aggregate(
+        contributed=Sum("contributed_mc"), seeded=Sum("seeded_mc"), awarded=Sum("awarded_mc")
+    )
+    points = [AmountPoint(at=start, amount_mc=opening)]
+    amount = opening
+    for hour in sorted(hourly):
+        amount += hourly[hour]
+        points.append(AmountPoint(at=min(hour + timedelta(hours=1), end), amount_mc=amount))
+    return LevelHistory(
+        level=level,
+        start=start,
+        end=end,
+        points=points,
+        hits=list(Hit.objects.filter(level=level, at__gte=start, at__lt=end).select_related("machine")),
+        changes=list(
+            LevelChange.objects.filter(level=level, at__gte=start, at__lt=end).select_related("user")
+        ),
+        contributed_mc=flows["contributed"] or 0,
+        seeded_mc=flows["seeded"] or 0,
+        awarded_mc=flows["awarded"] or 0,
+    )

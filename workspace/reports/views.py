@@ -1,0 +1,203 @@
+"""Report pages (admin look, staff with floor.view_reports) and their CSV exports. Thin: forms, selectors."""
+
+from __future__ import annotations
+
+import csv
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils.translation import gettext as _
+
+from common.days import business_days_bounds
+from common.money import cents_eur_grouped, mc_eur_grouped
+from floor.access import VIEW_REPORTS, staff_page
+from workspace.reports.charts import Bar, Point, bar_chart, line_chart
+from workspace.reports.forms import GameReportForm, LevelHistoryForm, RoomHoursForm
+from workspace.reports.jackpots import jackpot_liability, level_history
+from workspace.reports.selectors import GROUP_LABELS, GameReport, game_report, room_coin_in_by_hour
+from workspace.reports.services import machine_hour_stats_refresh_if_stale
+
+
+def _csv_response(filename: str, header: list[str], rows: list[list]) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    writer = csv.writer(response)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return response
+
+
+def _game_report_csv(report: GameReport) -> HttpResponse:
+    header = [
+        str(GROUP_LABELS[report.group_by]),
+        _("Games played"),
+        _("Coin in (EUR)"),
+        _("Coin out (EUR)"),
+        _("Hold (EUR)"),
+        _("Hold %"),
+        _("Contributions (EUR)"),
+        _("Progressive wins (EUR)"),
+        _("Handpay wins (EUR)"),
+    ]
+    rows = [
+        [
+            " ".join(row.labels),
+            row.games,
+            _plain(cents_eur_grouped(row.coin_in_cents)),
+            _plain(cents_eur_grouped(row.coin_out_cents)),
+            _plain(cents_eur_grouped(row.hold_cents)),
+            "" if row.hold_percent is None else str(row.hold_percent),
+            _plain(mc_eur_grouped(row.contributions_mc)),
+            _plain(cents_eur_grouped(row.progressive_wins_cents)),
+            _plain(cents_eur_grouped(row.handpay_wins_cents)),
+        ]
+        for row in [*report.rows, report.total]
+    ]
+    name = f"games-{report.venue.code}-{report.group_by}-{report.first}-{report.last}.csv"
+    return _csv_response(name, header, rows)
+
+
+@staff_page(VIEW_REPORTS)
+def reports_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "workspace/reports/index.html", {"title": _("Floor reports")})
+
+
+@staff_page(VIEW_REPORTS)
+def game_report_view(request: HttpRequest) -> HttpResponse:
+    form = GameReportForm(request.GET or None, initial=GameReportForm.initial_for_today())
+    report = chart = None
+    if form.is_valid():
+        machine_hour_stats_refresh_if_stale()
+        report = game_report(
+            form.cleaned_data["venue"],
+            form.cleaned_data["first"],
+            form.cleaned_data["last"],
+            form.cleaned_data["group_by"],
+        )
+        if request.GET.get("format") == "csv":
+            return _game_report_csv(report)
+        if report.group_by in {"day", "room", "bank"} and report.rows:
+            chart = bar_chart(
+                [Bar(label=" ".join(row.labels), value=row.coin_in_cents) for row in report.rows],
+                caption=_("Coin in"),
+            )
+    status = 400 if request.GET and not form.is_valid() else 200
+    context = {
+        "title": _("Games, coin in and hold"),
+        "form": form,
+        "report": report,
+        "chart": chart,
+        "group_label": GROUP_LABELS[report.group_by] if report else "",
+    }
+    return render(request, "workspace/reports/games.html", context, status=status)
+
+
+@staff_page(VIEW_REPORTS)
+def room_hours_view(request: HttpRequest) -> HttpResponse:
+    form = RoomHoursForm(request.GET or None)
+    bars = chart = None
+    if form.is_valid():
+        machine_hour_stats_refresh_if_stale()
+        room, day = form.cleaned_data["room"], form.cleaned_data["day"]
+        bars = room_coin_in_by_hour(room, day)
+        local = room.venue.time_zone
+        if request.GET.get("format") == "csv":
+            return _csv_response(
+                f"coin-in-by-hour-{room.venue.code}-{room.number}-{day}.csv",
+                [_("Hour"), _("Games played"), _("Coin in (EUR)")],
+                [
+                    [
+                        bar.hour.astimezone(_zone(local)).isoformat(),
+                        bar.games,
+                        _plain(cents_eur_grouped(bar.coin_in_cents)),
+                    ]
+                    for bar in bars
+                ],
+            )
+        chart = bar_chart(
+            [Bar(label=f"{bar.hour.astimezone(_zone(local)):%H}", value=bar.coin_in_cents) for bar in bars],
+            caption=_("Coin in by hour"),
+        )
+    status = 400 if request.GET and not form.is_valid() else 200
+    context = {"title": _("Coin in by hour"), "form": form, "bars": bars, "chart": chart}
+    return render(request, "workspace/reports/room_hours.html", context, status=status)
+
+
+def _zone(name: str):
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(name)
+
+
+@staff_page(VIEW_REPORTS)
+def liability_view(request: HttpRequest) -> HttpResponse:
+    liability = jackpot_liability()
+    if request.GET.get("format") == "csv":
+        header = [
+            _("Progressive"),
+            _("Currency"),
+            _("Current"),
+            _("Reserve"),
+            _("Overflow"),
+            _("Won, unpaid"),
+            _("Liability"),
+        ]
+        rows = [
+            [
+                row.progressive.name if row.progressive else _("Total"),
+                row.currency,
+                *(
+                    _plain(mc_eur_grouped(value))
+                    for value in (
+                        row.current_mc,
+                        row.reserve_mc,
+                        row.overflow_mc,
+                        row.unpaid_cents * 1000,
+                        row.total_mc,
+                    )
+                ),
+            ]
+            for row in [*liability.rows, *liability.per_currency.values()]
+        ]
+        return _csv_response("jackpot-liability.csv", header, rows)
+    context = {"title": _("Jackpot liability"), "liability": liability}
+    return render(request, "workspace/reports/liability.html", context)
+
+
+@staff_page(VIEW_REPORTS)
+def level_history_view(request: HttpRequest) -> HttpResponse:
+    form = LevelHistoryForm(request.GET or None)
+    history = chart = None
+    if form.is_valid():
+        zone = settings.TIME_ZONE
+        start, end = business_days_bounds(form.cleaned_data["first"], form.cleaned_data["last"], zone)
+        history = level_history(form.cleaned_data["level"], start, end)
+        if request.GET.get("format") == "csv":
+            return _csv_response(
+                f"level-{history.level.pk}-{form.cleaned_data['first']}-{form.cleaned_data['last']}.csv",
+                [_("At"), _("Amount")],
+                [[point.at.isoformat(), _plain(mc_eur_grouped(point.amount_mc))] for point in history.points],
+            )
+        chart = line_chart(
+            [Point(x=int(p.at.timestamp()), y=p.amount_mc) for p in history.points],
+            [
+                Point(
+                    x=int(hit.at.timestamp()),
+                    y=hit.amount_mc or hit.amount_cents * 1000,
+                    title=f"{hit.at:%Y-%m-%d %H:%M} {hit.machine.asset_number if hit.machine else ''} "
+                    f"{cents_eur_grouped(hit.amount_cents)}",
+                )
+                for hit in history.hits
+            ],
+            caption=_("Amount over time, hits marked"),
+            y_label=mc_eur_grouped(max((p.amount_mc for p in history.points), default=0)),
+        )
+    status = 400 if request.GET and not form.is_valid() else 200
+    context = {"title": _("Level history"), "form": form, "history": history, "chart": chart}
+    return render(request, "workspace/reports/level_history.html", context, status=status)
+
+
+def _plain(euros: str) -> str:
+    """CSV amounts without thousands separators."""
+    return euros.replace(",", "")
