@@ -154,6 +154,11 @@ def _floor() -> dict[str, str]:
         "signs": "/signs/",
         "api-docs": "/api/docs/",
         "admin": "/admin/",
+        # The pages that came from the floor app draw the same shell (the live map needs the ASGI server's
+        # websocket: tests/workspace/test_browser.py opens it under uvicorn).
+        "reports": "/floor/reports/",
+        "venue": f"/floor/{machine.room.venue.code}/",
+        "inventory": "/floor/inventory/",
     }
 
 
