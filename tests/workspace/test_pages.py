@@ -70,3 +70,15 @@ def test_each_sign_of_the_venue_with_its_state_and_a_live_preview(client, manage
     html = preview.content.decode()
     assert "<span>Grand</span><b>€ 1234.56</b>" in html
     assert Level.objects.count() == 1
+
+
+def test_the_venue_switcher_goes_back_or_to_the_other_venues_floor(client, manager):
+    VenueFactory(code="NOG", name="Ca' Noghera")
+    VenueFactory(code="VEN", name="Ca' Vendramin Calergi")
+    client.force_login(manager)
+    assert client.get("/venue/", {"venue": "VEN", "next": "/progressives/"})["Location"] == "/progressives/"
+    assert client.get("/venue/", {"venue": "NOG", "next": "/floor/VEN/"})["Location"] == "/floor/NOG/"
+    assert (
+        client.get("/venue/", {"venue": "VEN", "next": "https://elsewhere.example/"})["Location"] == "/hits/"
+    )
+    assert '<option value="VEN" selected>' in client.get("/hits/").content.decode()
