@@ -1,3 +1,9 @@
+"""The top floor: what staff use.
+
+The hits desk, the live floor map, progressives, reports, day close, inventory, sign previews, the floor
+simulator, health. May import every app below it; none imports it.
+"""
+
 from __future__ import annotations
 
 from django.apps import AppConfig
@@ -9,9 +15,18 @@ class WorkspaceConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.contrib import admin
+        from django.utils.translation import gettext_lazy
+
         # The floor maps hear of machine changes from slots through slots.hooks (slots cannot import them).
         from slots.hooks import hooks
         from workspace.live.publish import machines_changed
 
         if machines_changed not in hooks.machines_changed:
             hooks.machines_changed.append(machines_changed)
+        # The admin is the configuration side of Progressivo: its header names the product and its
+        # "View site" leads back to the workspace.
+        admin.site.site_header = "Progressivo"
+        admin.site.site_title = "Progressivo"
+        admin.site.index_title = gettext_lazy("Configuration")
+        admin.site.site_url = "/"
