@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from floor.models import SignageScreen
-from jackpots.models import Level
+from jackpots.models import Level, ScreenPresence
 from tests.factories import LevelFactory, SignageScreenFactory, VenueFactory
 
 pytestmark = pytest.mark.django_db
@@ -48,23 +48,34 @@ def test_each_sign_of_the_venue_with_its_state_and_a_live_preview(client, manage
     level = LevelFactory(name="Grand", current_mc=123_456_789)
     SignageScreen.objects.bulk_create(
         [
-            SignageScreenFactory.build(
-                venue=venue, slug="nog-1", token_digest="x" * 64, token_last_used_at=now
-            ),
-            SignageScreenFactory.build(
-                venue=venue,
-                slug="nog-2",
-                token_digest="y" * 64,
-                token_last_used_at=now - timedelta(minutes=5),
-            ),
-            SignageScreenFactory.build(venue=venue, slug="nog-3"),
+            SignageScreenFactory.build(venue=venue, slug=f"nog-{n}", token_digest=f"{n}" * 64)
+            for n in (1, 2, 3, 4)
         ]
+        + [SignageScreenFactory.build(venue=venue, slug="nog-5")]
+    )
+    screens = {screen.slug: screen for screen in SignageScreen.objects.all()}
+    # What the signs' consumer writes: one connected and sent a frame now, one connected and silent for
+    # five minutes, one disconnected; nog-4 never connected and nog-5 holds no token.
+    ScreenPresence.objects.create(screen=screens["nog-1"], connections=1, connected_at=now, last_frame_at=now)
+    ScreenPresence.objects.create(
+        screen=screens["nog-2"], connections=1, connected_at=now, last_frame_at=now - timedelta(minutes=5)
+    )
+    ScreenPresence.objects.create(
+        screen=screens["nog-3"], connections=0, connected_at=now, disconnected_at=now, last_frame_at=now
     )
     SignageScreen.objects.get(slug="nog-1").progressives.add(level.progressive)
     client.force_login(manager)
     page = client.get("/signs/").content.decode()
-    for slug, state in (("nog-1", "connected"), ("nog-2", "silent"), ("nog-3", "no_token")):
+    states = (
+        ("nog-1", "live"),
+        ("nog-2", "silent"),
+        ("nog-3", "offline"),
+        ("nog-4", "never"),
+        ("nog-5", "no_token"),
+    )
+    for slug, state in states:
         assert f'id="sign-{slug}" data-state="{state}"' in page
+    assert "connected, but sent nothing lately" in page
     preview = client.get("/signs/nog-1/preview/")
     assert preview["X-Frame-Options"] == "SAMEORIGIN"
     html = preview.content.decode()

@@ -12,7 +12,7 @@ from floor.models import SignageScreen
 from jackpots.signage.selectors import screen_content, signage_snapshot
 from workspace.access import workspace_page
 from workspace.shell import venue_current
-from workspace.signs.selectors import CONNECTED, NO_TOKEN, screens_status
+from workspace.signs.selectors import screens_status
 
 # Seconds between two frames of a preview: live enough to watch amounts climb, cheap for the server.
 PREVIEW_REFRESH_SECONDS = 5
@@ -21,12 +21,10 @@ PREVIEW_REFRESH_SECONDS = 5
 @workspace_page("floor.view_signagescreen")
 def signs_view(request: HttpRequest) -> HttpResponse:
     venue = venue_current(request)
-    states = {CONNECTED: _("connected"), NO_TOKEN: _("no token issued")}
     context = {
         "title": _("Signs"),
         "venue": venue,
-        "screens": screens_status(venue, timezone.now()) if venue else [],
-        "states": states,
+        "screens": screens_status(venue) if venue else [],
     }
     return render(request, "workspace/signs/signs.html", context)
 
