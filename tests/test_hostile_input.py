@@ -21,7 +21,7 @@ from common.credentials import credential_issue, screen_token_issue
 from jackpots.models import Level
 from slots.models import MachineKey
 from tests.factories import SignageScreenFactory, SlotMachineFactory
-from tests.jackpots.table_factories import body, seat, tables_ready
+from tests.jackpots.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

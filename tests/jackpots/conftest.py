@@ -8,7 +8,7 @@ import pytest
 
 from jackpots.services.levels import level_create
 from tests.jackpots.helpers import GRAND, progressive_with_machines
-from tests.jackpots.table_factories import T0
+from tests.jackpots.tables.factories import T0
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ from common.credentials import credential_issue
 from jackpots.tables.services import round_record
 from slots.models import MachineKey
 from tests.factories import SlotMachineFactory
-from tests.jackpots.table_factories import body, seat, tables_ready
+from tests.jackpots.tables.factories import body, seat, tables_ready
 
 # The same autouse fixture as the events API's schema test: keep the test's connection open.
 from tests.slots.test_schema import _keep_the_test_connection  # noqa: F401

@@ -4,18 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jackpots.services import level_hit
-from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory
-from tests.floor.staff import level_seeded
-
-
-def hit_on(asset: str, reset_mc: int, name: str = "Grease Grand"):
-    """A hit of ``reset_mc`` (the level's amount right after seeding) on a new machine ``asset``."""
-    machine = SlotMachineFactory(asset_number=asset, game_title="Grease")
-    progressive = ProgressiveFactory(name=name)
-    ProgressiveMachineFactory(progressive=progressive, machine=machine)
-    level = level_seeded(progressive=progressive, reset_mc=reset_mc)
-    return level_hit(level.pk, machine_id=machine.pk)
+from tests.workspace.helpers import hit_on
 
 
 @pytest.fixture

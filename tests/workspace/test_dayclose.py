@@ -15,7 +15,7 @@ from jackpots.models import Hit
 from slots.models import MachineEvent, MeterDelta
 from tests.factories import RoomFactory, SlotMachineFactory
 from tests.staff_fixtures import game_event
-from tests.workspace.conftest import hit_on
+from tests.workspace.helpers import hit_on
 from workspace.dayclose.selectors import day_reconcile
 from workspace.dayclose.services import DayCloseRefused, dayclose_lines, dayclose_sign
 from workspace.models import DayClose

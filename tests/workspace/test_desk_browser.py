@@ -24,7 +24,7 @@ from slots.models import MachineEvent
 from tests.browser import ARTIFACTS, chromium_launch
 from tests.factories import SignageScreenFactory
 from tests.staff_fixtures import game_event
-from tests.workspace.conftest import hit_on
+from tests.workspace.helpers import hit_on
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "a-long-floor-password-1"

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from jackpots.models import Hit, HitKind, Level, Progressive, SasAward
 from slots.models import SlotMachine
-from tests.jackpots.gateway.conftest import Floor
+from tests.jackpots.gateway.helpers import Floor
 
 
 @pytest.fixture

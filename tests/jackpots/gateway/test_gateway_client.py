@@ -12,7 +12,7 @@ from gateway.app import GatewayCallbacks
 from gateway.broadcast import ProgressiveBoard, ServerChannel
 from jackpots import publish
 from jackpots.models import Hit, Level, SasAward
-from tests.jackpots.gateway.conftest import SOCKET_TESTS, Floor, gateway_open, mystery_hit, receive_until
+from tests.jackpots.gateway.helpers import SOCKET_TESTS, Floor, gateway_open, mystery_hit, receive_until
 
 pytestmark = SOCKET_TESTS
 

@@ -9,7 +9,7 @@ from jackpots.models import Progressive
 from slots.models import GatewayKey
 from slots.services.keys import machine_key_issue
 from tests.factories import LevelFactory, ProgressiveMachineFactory
-from tests.jackpots.gateway.conftest import Floor
+from tests.jackpots.gateway.helpers import Floor
 
 URL = "/api/v1/gateway/config"
 

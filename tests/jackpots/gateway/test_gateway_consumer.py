@@ -17,7 +17,7 @@ from jackpots.services import hit_pay, hit_verify
 from slots.models import GatewayKey, SlotMachine
 from slots.services.keys import gateway_key_issue, machine_key_issue
 from tests.factories import VenueFactory
-from tests.jackpots.gateway.conftest import (
+from tests.jackpots.gateway.helpers import (
     SOCKET_TESTS,
     Floor,
     gateway_open,

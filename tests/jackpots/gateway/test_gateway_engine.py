@@ -8,7 +8,7 @@ from channels.db import database_sync_to_async
 from jackpots.models import Hit, Level
 from jackpots.services import contributions_apply
 from tests.jackpots.factories import GameEventFactory
-from tests.jackpots.gateway.conftest import SOCKET_TESTS, Floor, gateway_open, receive_until
+from tests.jackpots.gateway.helpers import SOCKET_TESTS, Floor, gateway_open, receive_until
 
 pytestmark = SOCKET_TESTS
 

@@ -7,7 +7,7 @@ from django.db import IntegrityError, transaction
 
 from jackpots.models import Level
 from slots.models import SlotMachine
-from tests.jackpots.gateway.conftest import Floor
+from tests.jackpots.gateway.helpers import Floor
 
 
 @pytest.mark.parametrize("address", [0, 128])

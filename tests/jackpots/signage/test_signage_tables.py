@@ -20,7 +20,7 @@ from tests.factories import SignageScreenFactory
 from tests.jackpots.signage.helpers import SOCKET_TESTS
 from tests.jackpots.signage.test_signage_consumer import link_frame, open_sign, receive_until
 from tests.jackpots.signage.test_signage_links import api_links
-from tests.jackpots.table_factories import body, seat
+from tests.jackpots.tables.factories import body, seat
 
 pytestmark = SOCKET_TESTS
 

@@ -9,7 +9,7 @@ import pytest
 from floor.roles import AUDITOR, FLOOR_MANAGER
 from jackpots.tables.models import ExchangeRate, Table, TableKey
 from tests.jackpots.helpers import logged_in
-from tests.jackpots.table_factories import body, seat, tables_ready
+from tests.jackpots.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

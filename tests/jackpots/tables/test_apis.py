@@ -11,7 +11,7 @@ from django.test import Client
 from jackpots.models import Hit, LedgerEntry
 from jackpots.services import hit_pay, hit_verify, level_parameters_change, level_stopped_set
 from jackpots.tables.models import PrizeShare, TableKey, TableRound
-from tests.jackpots.table_factories import assert_conserved, body, seat, tables_ready
+from tests.jackpots.tables.factories import assert_conserved, body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 RESET_MC = 1_000_000_000

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from jackpots.models import LedgerEntry
 from jackpots.tables.models import TableRound
-from tests.jackpots.table_factories import body, seat, tables_ready
+from tests.jackpots.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 NOTHING = "2C 5D 7H 9S JC"

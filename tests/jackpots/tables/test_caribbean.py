@@ -6,7 +6,7 @@ import pytest
 
 from jackpots.models import Hit
 from jackpots.tables.models import TableRound
-from tests.jackpots.table_factories import assert_conserved, body, seat, tables_ready
+from tests.jackpots.tables.factories import assert_conserved, body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

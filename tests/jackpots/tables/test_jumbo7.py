@@ -11,7 +11,7 @@ from django.utils import timezone
 from floor.models import Venue
 from jackpots.tables.models import ExchangeRate, Table, TableRound
 from jackpots.tables.services import table_key_issue
-from tests.jackpots.table_factories import T0, assert_conserved, body, seat, tables_ready
+from tests.jackpots.tables.factories import T0, assert_conserved, body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

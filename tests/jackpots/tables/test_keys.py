@@ -14,7 +14,7 @@ from jackpots.tables.models import TableKey
 from slots.models import MachineKey
 from tests.factories import SignageScreenFactory, SlotMachineFactory
 from tests.jackpots.helpers import logged_in
-from tests.jackpots.table_factories import body, seat, tables_ready
+from tests.jackpots.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

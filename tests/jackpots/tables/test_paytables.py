@@ -14,7 +14,7 @@ from jackpots.services.errors import EngineError
 from jackpots.tables.models import PayTable, PayTableChange
 from jackpots.tables.seed import tables_seed
 from jackpots.tables.services.paytables import pay_table_change
-from tests.jackpots.table_factories import body, seat, tables_ready
+from tests.jackpots.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 NOTHING = "2C 5D 7H 9S JC"

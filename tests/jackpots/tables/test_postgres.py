@@ -13,7 +13,7 @@ from jackpots.models import Hit
 from jackpots.tables.models import Table, TableRound
 from jackpots.tables.seed import tables_seed
 from jackpots.tables.services import round_record
-from tests.jackpots.table_factories import body, seat
+from tests.jackpots.tables.factories import body, seat
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 RESET_MC = 1_000_000_000

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from jackpots.models import Hit, Level, Progressive
 from jackpots.services import hit_pay, hit_verify, level_hit
 from jackpots.tables.models import TableKey
-from tests.jackpots.table_factories import assert_conserved, body, seat, tables_ready
+from tests.jackpots.tables.factories import assert_conserved, body, seat, tables_ready
 from workspace.reports.jackpots import jackpot_liability
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from jackpots.audit import jackpots_audit
 from jackpots.models import Hit
 from jackpots.services import hit_pay, hit_verify, hit_void
 from jackpots.tables.models import PrizeShare, TableRound, TableSeat
-from tests.jackpots.table_factories import assert_conserved, at, body, seat, tables_ready
+from tests.jackpots.tables.factories import assert_conserved, at, body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

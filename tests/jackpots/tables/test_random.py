@@ -19,7 +19,7 @@ from jackpots.tables.models import ExchangeRate, Table, TableRound
 from jackpots.tables.round_input import RoundError
 from jackpots.tables.seed import tables_seed
 from jackpots.tables.services import round_record, round_void
-from tests.jackpots.table_factories import T0, assert_conserved
+from tests.jackpots.tables.factories import T0, assert_conserved
 
 ROUNDS = 2_000
 BIG_HANDS = {

@@ -9,7 +9,7 @@ import pytest
 
 from jackpots.models import Hit
 from jackpots.tables.services import round_record
-from tests.jackpots.table_factories import T0, assert_conserved, at, body, seat, tables_ready
+from tests.jackpots.tables.factories import T0, assert_conserved, at, body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

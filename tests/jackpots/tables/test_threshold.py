@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from floor.models import Venue
 from jackpots.models import Hit
 from jackpots.services import EngineError, hit_verify
-from tests.jackpots.table_factories import body, seat, tables_ready
+from tests.jackpots.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

@@ -32,7 +32,7 @@ from tests.factories import (
     VenueFactory,
 )
 from tests.floor.staff import level_seeded
-from tests.jackpots.table_factories import body, seat, tables_ready
+from tests.jackpots.tables.factories import body, seat, tables_ready
 
 OUT = Path("tests/workspace/upgrade/main_before_house.json")
 User = get_user_model()
