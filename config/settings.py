@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "import_export",
     "channels",
     "axes",
@@ -280,6 +281,10 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI served from the project's static files (drf-spectacular-sidecar): /api/docs/ works offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- The floor and the engine -----------------------------------------------------------------------
@@ -316,6 +321,9 @@ LINK_STALE_AFTER_SECONDS = env_int("LINK_STALE_AFTER_SECONDS", 10, minimum=1)
 HANDPAY_THRESHOLD_CENTS = env_int("HANDPAY_THRESHOLD_CENTS", 120000, minimum=0)
 # Business day closes at this local hour (reports).
 BUSINESS_DAY_CLOSE_HOUR = env_int("BUSINESS_DAY_CLOSE_HOUR", 6, minimum=0)
+# Day close: a machine whose meter and the day's events or hits differ by more than this (cents, either
+# way) is flagged. A meter snapshot can trail the last games by up to a minute, hence not zero.
+DAY_CLOSE_TOLERANCE_CENTS = env_int("DAY_CLOSE_TOLERANCE_CENTS", 100, minimum=0)
 if BUSINESS_DAY_CLOSE_HOUR > 23:
     raise ImproperlyConfigured("BUSINESS_DAY_CLOSE_HOUR must be an hour between 0 and 23.")
 CONTRIBUTIONS_BATCH_SIZE = env_int("CONTRIBUTIONS_BATCH_SIZE", 5000, minimum=1)

@@ -57,6 +57,9 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("jackpots", "tablekey", ("add", "change")),
         Rule("jackpots", "exchangerate", ("add",)),
         Rule("jackpots", "paytable", ("stage",)),
+        # The workspace's records: a manager signs a business day off (add); slips are made by paying.
+        Rule("workspace", "dayclose", ("view", "add")),
+        Rule("workspace", "hitslip", VIEW),
     ],
     SLOT_ATTENDANT: [
         Rule(

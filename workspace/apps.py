@@ -1,3 +1,9 @@
+"""The top floor: what staff use.
+
+The hits desk, the live floor map, progressives, reports, day close, inventory, sign previews, the floor
+simulator, health. May import every app below it; none imports it.
+"""
+
 from __future__ import annotations
 
 from django.apps import AppConfig
@@ -15,3 +21,13 @@ class WorkspaceConfig(AppConfig):
 
         if machines_changed not in hooks.machines_changed:
             hooks.machines_changed.append(machines_changed)
+
+        from django.contrib import admin
+        from django.utils.translation import gettext_lazy
+
+        # The admin is the configuration side of Progressivo: its header names the product and its
+        # "View site" leads back to the workspace.
+        admin.site.site_header = "Progressivo"
+        admin.site.site_title = "Progressivo"
+        admin.site.index_title = gettext_lazy("Configuration")
+        admin.site.site_url = "/"

@@ -1,0 +1,115 @@
+"""The day close as CSV (one row per machine, cents) and as a PDF for the file."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date
+
+from fpdf import FPDF
+
+from floor.models import Venue
+from common.money import cents_eur_grouped
+from workspace.dayclose.selectors import CHECKS, Line, lines_total
+from workspace.models import DayClose
+
+HEADER = [
+    "machine",
+    "coin_in_meter_cents",
+    "wagers_cents",
+    "coin_in_difference_cents",
+    "coin_out_meter_cents",
+    "wins_cents",
+    "coin_out_difference_cents",
+    "handpay_meter_cents",
+    "hits_cents",
+    "handpay_difference_cents",
+    "flagged",
+]
+
+
+def _row(line: Line) -> list:
+    return [
+        line.asset,
+        line.coin_in_meter,
+        line.wagers,
+        line.difference("coin_in"),
+        line.coin_out_meter,
+        line.wins,
+        line.difference("coin_out"),
+        line.handpay_meter,
+        line.hits,
+        line.difference("handpay"),
+        " ".join(line.flagged),
+    ]
+
+
+def dayclose_csv(lines: list[Line]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(HEADER)
+    writer.writerows(_row(line) for line in lines)
+    return out.getvalue()
+
+
+def _signature(closed: DayClose | None) -> str:
+    if closed is None:
+        return "Non firmato / Not signed off"
+    who = closed.signed_by.get_full_name() or closed.signed_by.get_username()
+    return f"Firmato da / Signed off by {who}, {closed.signed_at:%d/%m/%Y %H:%M} UTC"
+
+
+_WIDTHS = (28, 26, 26, 22, 26, 26, 22, 24, 24, 22, 30)
+_TITLES = (
+    "Machine",
+    "Coin in",
+    "Wagers",
+    "Diff.",
+    "Coin out",
+    "Wins",
+    "Diff.",
+    "Handpay",
+    "Hits",
+    "Diff.",
+    "Flagged",
+)
+
+
+def _pdf_cells(line: Line) -> list[str]:
+    cells = [line.asset]
+    for meter, other in CHECKS:
+        cells += [
+            cents_eur_grouped(getattr(line, f"{meter}_meter")),
+            cents_eur_grouped(getattr(line, other)),
+            cents_eur_grouped(line.difference(meter)),
+        ]
+    return [*cells, " ".join(line.flagged)]
+
+
+def dayclose_pdf(
+    venue: Venue, day: date, lines: list[Line], closed: DayClose | None, tolerance: int
+) -> bytes:
+    pdf = FPDF(orientation="landscape", unit="mm", format="A4")
+    pdf.core_fonts_encoding = "windows-1252"  # the euro sign and Italian accents in the built-in font
+    pdf.set_creator("Progressivo")
+    pdf.add_page()
+    pdf.set_font("helvetica", "B", 14)
+    title = f"{venue.name} - Chiusura giornata / Day close {day:%d/%m/%Y}"
+    pdf.cell(0, 8, title, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", size=9)
+    subtitle = f"Tolleranza / Tolerance: € {cents_eur_grouped(tolerance)}. {_signature(closed)}"
+    pdf.cell(0, 6, subtitle, new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("helvetica", "B", 8)
+    for width, heading in zip(_WIDTHS, _TITLES, strict=True):
+        pdf.cell(width, 6, heading, border=1)
+    pdf.ln()
+    pdf.set_font("helvetica", size=8)
+    for line in lines:
+        cells = _pdf_cells(line)
+        for index, (width, text) in enumerate(zip(_WIDTHS, cells, strict=True)):
+            pdf.cell(width, 5, text, border=1, align="R" if 0 < index < len(cells) - 1 else "L")
+        pdf.ln()
+    pdf.set_font("helvetica", "B", 8)
+    flagged = f"Macchine segnalate / Machines flagged: {lines_total(lines).flagged}"
+    pdf.cell(0, 7, flagged, new_x="LMARGIN", new_y="NEXT")
+    return bytes(pdf.output())

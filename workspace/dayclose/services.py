@@ -1,0 +1,56 @@
+"""Signing off a business day: the reconciliation is frozen as signed, with who and when. A signed day
+cannot be signed again or changed; a day still running cannot be signed."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from floor.models import Venue
+from common.days import business_days_bounds
+from workspace.dayclose.selectors import Line, day_reconcile
+from workspace.models import DayClose
+
+
+class DayCloseRefused(Exception):
+    """A sign-off that may not happen; the message is a sentence for people."""
+
+
+def dayclose_get(venue: Venue, day: date) -> DayClose | None:
+    return DayClose.objects.select_related("signed_by").filter(venue=venue, business_day=day).first()
+
+
+def dayclose_lines(venue: Venue, day: date) -> tuple[list[Line], DayClose | None]:
+    """The lines as signed when the day is signed off, else as they stand now."""
+    closed = dayclose_get(venue, day)
+    if closed is not None:
+        return [Line.from_json(data) for data in closed.lines], closed
+    return day_reconcile(venue, day, settings.DAY_CLOSE_TOLERANCE_CENTS), None
+
+
+def dayclose_sign(venue: Venue, day: date, user, *, now: datetime, note: str = "") -> DayClose:
+    _start, end = business_days_bounds(day, day, venue.time_zone)
+    if now < end:
+        raise DayCloseRefused(
+            _("The business day of %(day)s is not over yet: sign it off after it closes.") % {"day": day}
+        )
+    tolerance = settings.DAY_CLOSE_TOLERANCE_CENTS
+    lines = day_reconcile(venue, day, tolerance)
+    try:
+        with transaction.atomic():
+            return DayClose.objects.create(
+                venue=venue,
+                business_day=day,
+                tolerance_cents=tolerance,
+                lines=[line.as_json() for line in lines],
+                signed_by=user,
+                signed_at=now,
+                note=note.strip(),
+            )
+    except IntegrityError:
+        raise DayCloseRefused(
+            _("The business day of %(day)s is already signed off and cannot change.") % {"day": day}
+        ) from None

@@ -1,0 +1,64 @@
+"""The progressives page and one level's history."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from jackpots.models import Hit, Level
+from workspace.access import workspace_page
+from workspace.progressives.chart import level_chart
+from workspace.progressives.selectors import level_steps, levels_overview
+from workspace.shell import page_render, venue_current
+
+_DAYS = (7, 30, 90, 365)
+_HOURS = (6, 24, 72, 168)
+
+
+def _choice(request: HttpRequest, name: str, choices: tuple[int, ...], default: int) -> int:
+    """A window picked from a fixed list; anything else is the default."""
+    value = request.GET.get(name, "")
+    return int(value) if value.isdigit() and int(value) in choices else default
+
+
+@workspace_page("jackpots.view_level")
+def progressives_view(request: HttpRequest) -> HttpResponse:
+    now = timezone.now()
+    days = _choice(request, "days", _DAYS, 30)
+    context = {
+        "title": _("Progressives"),
+        "rows": levels_overview(now, days),
+        "days": days,
+        "day_choices": _DAYS,
+        "now": now,
+    }
+    return page_render(request, "workspace/progressives/levels.html", context, section="progressives")
+
+
+@workspace_page("jackpots.view_level")
+def level_view(request: HttpRequest, pk: int) -> HttpResponse:
+    level = get_object_or_404(Level.objects.select_related("progressive"), pk=pk)
+    venue = venue_current(request)
+    zone = venue.time_zone if venue else "Europe/Rome"
+    hours = _choice(request, "hours", _HOURS, 24)
+    end = timezone.now()
+    start = end - timedelta(hours=hours)
+    opening, steps = level_steps(level, start, end)
+    caption = _("%(level)s: amount over the last %(hours)s hours") % {"level": level, "hours": hours}
+    context = {
+        "title": f"{level.progressive.name} · {level.name}",
+        "level": level,
+        "chart": level_chart(opening, steps, start, end, zone=zone, caption=caption),
+        "caption": caption,
+        "hours": hours,
+        "hour_choices": _HOURS,
+        "changes": len(steps),
+        "hits": Hit.objects.filter(level=level, at__gte=start, at__lt=end)
+        .select_related("machine")
+        .order_by("-at"),
+    }
+    return page_render(request, "workspace/progressives/level.html", context, section="progressives")
