@@ -8,8 +8,8 @@ from datetime import date
 
 from fpdf import FPDF
 
-from floor.models import Venue
 from common.money import cents_eur_grouped
+from floor.models import Venue
 from workspace.dayclose.selectors import CHECKS, Line, lines_total
 from workspace.models import DayClose
 

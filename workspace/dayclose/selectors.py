@@ -13,8 +13,8 @@ from datetime import date
 
 from django.db.models import Sum
 
-from floor.models import Venue
 from common.days import business_days_bounds
+from floor.models import Venue
 from jackpots.models import Hit
 from slots.models import MachineEvent, MeterDelta, SlotMachine
 

@@ -9,8 +9,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from floor.models import Venue
 from common.days import business_days_bounds
+from floor.models import Venue
 from workspace.dayclose.selectors import Line, day_reconcile
 from workspace.models import DayClose
 

@@ -14,9 +14,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from common.days import business_date_of
 from floor.access import VIEW_REPORTS
 from floor.models import Venue
-from common.days import business_date_of
 from workspace.access import workspace_page
 from workspace.dayclose.export import dayclose_csv, dayclose_pdf
 from workspace.dayclose.selectors import lines_total
