@@ -17,10 +17,12 @@ class WorkspaceConfig(AppConfig):
     def ready(self) -> None:
         # The floor maps hear of machine changes from slots through slots.hooks (slots cannot import them).
         from slots.hooks import hooks
-        from workspace.live.publish import machines_changed
+        from workspace.live.publish import machines_changed, machines_played
 
         if machines_changed not in hooks.machines_changed:
             hooks.machines_changed.append(machines_changed)
+        if machines_played not in hooks.machines_played:
+            hooks.machines_played.append(machines_played)
 
         from django.contrib import admin
         from django.utils.translation import gettext_lazy

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django import forms
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from floor.access import IMPORT_INVENTORY, staff_page
 from workspace.inventory.services import InventoryFileError, inventory_export, inventory_import
+from workspace.shell import page_render
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 
@@ -44,4 +44,4 @@ def inventory_view(request: HttpRequest) -> HttpResponse:
     if form.errors:
         status = 400
     context = {"title": _("Machine inventory"), "form": form, "report": report}
-    return render(request, "workspace/inventory.html", context, status=status)
+    return page_render(request, "workspace/inventory.html", context, section="reports", status=status)
