@@ -19,6 +19,7 @@ logger = logging.getLogger(__name__)
 PLAYED_PUSH_EVERY_SECONDS = 20
 _played_pushed: dict[int, float] = {}
 _played_lock = threading.Lock()
+_clock = time.monotonic
 
 
 def room_group(room_id: int) -> str:
@@ -51,7 +52,7 @@ def machines_changed(machine_ids: Iterable[int]) -> None:
 def machines_played(machine_ids: Iterable[int]) -> None:
     """These machines played a game: push each to the maps at most once per PLAYED_PUSH_EVERY_SECONDS (per
     process), after the commit."""
-    now = time.monotonic()
+    now = _clock()
     with _played_lock:
         due = [
             machine_id
