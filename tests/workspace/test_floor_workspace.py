@@ -69,7 +69,7 @@ def test_room_floor_banks_counts_alerts_and_marks(room):
 
     # A bank without a name is framed under its code.
     other, frame = floor.banks
-    assert (other.name, other.column_start, other.row_start, other.jackpot) == ("B001", 10, 10, False)
+    assert (other.name, other.column_start, other.row_start, other.jackpot) == (other.code, 10, 10, False)
     assert (
         frame.name,
         frame.column_start,

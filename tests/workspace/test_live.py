@@ -157,7 +157,7 @@ async def test_socket_snapshot_then_push_after_commit(manager, room, db_threads_
                 "x": 0,
                 "y": 0,
                 "state": "door_open",
-                "bank": None,
+                "bank": machine.bank_id,
                 "jackpot": False,
                 "hit": False,
             }
