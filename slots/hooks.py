@@ -24,6 +24,9 @@ class SlotsHooks:
     levels_played: Callable[[set[MachineLevel]], set[MachineLevel]] | None = None
     # Machines whose live state changed, called after the commit (workspace: the floor maps).
     machines_changed: list[Callable[[set[int]], None]] = field(default_factory=list)
+    # Machines that just played a game (workspace: a map turns them "playing"); called on every game
+    # batch, so a listener keeps its own pace.
+    machines_played: list[Callable[[set[int]], None]] = field(default_factory=list)
 
 
 hooks = SlotsHooks()
@@ -46,4 +49,12 @@ def machines_changed(machine_ids: Iterable[int]) -> None:
     ids = set(machine_ids)
     if ids:
         for listener in hooks.machines_changed:
+            listener(ids)
+
+
+def machines_played(machine_ids: Iterable[int]) -> None:
+    """Tells the listeners which machines just played; they defer their own work to the commit."""
+    ids = set(machine_ids)
+    if ids:
+        for listener in hooks.machines_played:
             listener(ids)

@@ -15,15 +15,18 @@ class WorkspaceConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from django.contrib import admin
-        from django.utils.translation import gettext_lazy
-
         # The floor maps hear of machine changes from slots through slots.hooks (slots cannot import them).
         from slots.hooks import hooks
-        from workspace.live.publish import machines_changed
+        from workspace.live.publish import machines_changed, machines_played
 
         if machines_changed not in hooks.machines_changed:
             hooks.machines_changed.append(machines_changed)
+        if machines_played not in hooks.machines_played:
+            hooks.machines_played.append(machines_played)
+
+        from django.contrib import admin
+        from django.utils.translation import gettext_lazy
+
         # The admin is the configuration side of Progressivo: its header names the product and its
         # "View site" leads back to the workspace.
         admin.site.site_header = "Progressivo"

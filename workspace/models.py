@@ -1,5 +1,5 @@
-"""Workspace models: the hour summaries the reports read, the jackpot slips as printed and the signed-off
-business days."""
+"""What the workspace keeps: the hour summaries the reports read, the jackpot slips as printed, and the
+signed-off business days."""
 
 from __future__ import annotations
 

@@ -42,4 +42,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("floor/machines/<str:asset>/", live.machine_panel_view, name="machine-panel"),
     path("floor/<str:venue>/", live.venue_overview_view, name="venue"),
     path("floor/<str:venue>/<int:room>/", live.floor_map_view, name="map"),
+    path("floor/<str:venue>/<int:room>/alerts/", live.floor_alerts_view, name="map-alerts"),
 ]

@@ -76,6 +76,7 @@ def _store(
         inserted, existing = events_store(unique, received_at=now, touch=True)
         _outcomes(unique, existing, conflicts, result)
         _conflicts_record(conflicts, result, now)
+        _games_announce(inserted)
         return inserted
     with transaction.atomic():
         inserted, existing = events_store(unique, received_at=now)
@@ -87,10 +88,17 @@ def _store(
             hooks.machines_changed(
                 {event.machine.id for event in inserted if event.type == MachineEvent.Type.STATUS}
             )
+            _games_announce(inserted)
             if meters:
                 result.memory_resets = meters_apply(meters, now=now)
         _conflicts_record(conflicts, result, now)
     return inserted
+
+
+def _games_announce(inserted: list[ParsedEvent]) -> None:
+    """The machines that played: an idle tile turns "playing" on the floor maps without waiting for a
+    snapshot."""
+    hooks.machines_played({event.machine.id for event in inserted if event.type == MachineEvent.Type.GAME})
 
 
 def _single_statement(events: list[ParsedEvent]) -> bool:

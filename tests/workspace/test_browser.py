@@ -194,5 +194,5 @@ def test_floor_map_turns_a_machine_red_when_its_door_opens():
         expect(page.locator(f"#machine-{machine.pk + 1}")).to_have_attribute("data-state", "idle")
         tile.click()
         expect(page.locator("#panel-asset")).to_contain_text("NOG-0101")
-        expect(page.locator("#machine-detail .events")).to_contain_text("door_open")
+        expect(page.locator("#machine-detail .events")).to_contain_text("door opened")
         page.screenshot(path=str(ARTIFACTS / "floor-map-door-open.png"), full_page=True)

@@ -59,10 +59,14 @@ def test_level_history_replays_the_ledger(played):
     now = timezone.now()
     history = level_history(grand, now - timedelta(days=1), now + timedelta(hours=2))
     grand.refresh_from_db()
-    assert history.points[0].amount_mc == 0
-    assert history.points[-1].amount_mc == grand.current_mc
-    ledger_total = sum(LedgerEntry.objects.filter(level=grand).values_list("current_delta_mc", flat=True))
-    assert history.points[-1].amount_mc == ledger_total
+    assert history.opening_mc == 0
+    rows = list(LedgerEntry.objects.filter(level=grand).order_by("at", "id"))
+    # One step per ledger row, each its row's delta on top of the one before.
+    assert [(step.kind, step.after_mc - step.before_mc) for step in history.steps] == [
+        (row.kind, row.current_delta_mc) for row in rows
+    ]
+    assert all(a.after_mc == b.before_mc for a, b in zip(history.steps, history.steps[1:], strict=False))
+    assert history.steps[-1].after_mc == grand.current_mc == sum(row.current_delta_mc for row in rows)
     assert [hit.pk for hit in history.hits] == [played["open"].pk]
     ledger = LedgerEntry.objects.filter(level=grand)
     assert history.contributed_mc == sum(ledger.values_list("contributed_mc", flat=True))
@@ -82,7 +86,7 @@ def test_level_history_page_and_csv(client, played, manager):
     page = client.get(reverse("workspace:report-level-history"), params)
     assert page.status_code == 200
     body = page.content.decode()
-    assert body.count('<circle class="mark"') == 1
+    assert body.count('<circle class="hit"') == 1
     assert "NOG-0104" in body
     export = client.get(reverse("workspace:report-level-history"), {**params, "format": "csv"})
     rows = list(csv.reader(io.StringIO(export.content.decode())))

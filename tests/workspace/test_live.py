@@ -100,7 +100,11 @@ def test_machine_panel_shows_meters_events_and_hits(client, manager, room):
     body = client.get(reverse("workspace:machine-panel", args=["NOG-0101"])).content.decode()
     assert "123,456.00" in body
     assert "40213" in body
-    assert "4.50 / 0.00" in body
+    assert "€ 4.50 / € 0.00" in body
+    # The meters under their names, in a fixed order, never the SAS keys.
+    assert '<th>Coin in</th><td class="num">€ 123,456.00</td>' in body
+    assert '<th>Games played</th><td class="num">40213</td>' in body
+    assert "coin_in" not in body and "games_played" not in body
     assert "1,500.00" in body
 
 
@@ -153,6 +157,9 @@ async def test_socket_snapshot_then_push_after_commit(manager, room, db_threads_
                 "x": 0,
                 "y": 0,
                 "state": "door_open",
+                "bank": machine.bank_id,
+                "jackpot": False,
+                "hit": False,
             }
         ],
     }

@@ -177,7 +177,7 @@ def test_csv_and_page_show_contributions_rounded_down(client, manager):
     params = {"venue": "NOG", "first": str(first), "last": str(first), "group_by": "machine"}
     page = client.get(reverse("workspace:report-games"), params).content.decode()
     assert "<th>Contributions</th>" in page
-    assert '<td class="num">1.97</td>' in page  # €1.97889 rounded down
+    assert '<td class="num">€ 1.97</td>' in page  # €1.97889 rounded down
     export = client.get(reverse("workspace:report-games"), {**params, "format": "csv"})
     rows = list(csv.reader(io.StringIO(export.content.decode())))
     assert rows[0][6] == "Contributions (EUR)"

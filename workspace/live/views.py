@@ -10,14 +10,8 @@ from django.utils.translation import gettext as _
 from floor.access import VIEW_FLOOR_MAP, staff_page
 from floor.models import Venue
 from slots.models import SlotMachine
-from workspace.live.selectors import (
-    PLAYING_WINDOW,
-    STATE_LABELS,
-    STATES,
-    machine_detail,
-    room_get,
-    room_tiles,
-)
+from workspace.live.floor import room_floor
+from workspace.live.selectors import PLAYING_WINDOW, STATE_LABELS, machine_detail, room_get
 from workspace.reports.selectors import venue_overview
 from workspace.reports.services import machine_hour_stats_refresh_if_stale
 
@@ -30,11 +24,20 @@ def floor_map_view(request: HttpRequest, venue: str, room: int) -> HttpResponse:
     context = {
         "title": _("Floor map: %(room)s") % {"room": found},
         "room": found,
-        "tiles": room_tiles(found.id, timezone.now()),
-        "states": [(state, STATE_LABELS[state]) for state in STATES],
+        "venue": found.venue,
+        "floor": room_floor(found, timezone.now()),
         "ws_path": f"/ws/floor/{found.venue.code}/{found.number}/",
     }
     return render(request, "workspace/live/map.html", context)
+
+
+@staff_page(VIEW_FLOOR_MAP)
+def floor_alerts_view(request: HttpRequest, venue: str, room: int) -> HttpResponse:
+    """The map's side column (counts by state, open alerts), fetched again as the floor changes."""
+    found = room_get(venue, room)
+    if found is None:
+        raise Http404(_("No such room."))
+    return render(request, "workspace/live/_alerts.html", {"floor": room_floor(found, timezone.now())})
 
 
 @staff_page(VIEW_FLOOR_MAP)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.utils.html import escape, format_html
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from common.money import cents_eur_grouped
@@ -74,41 +74,56 @@ def bar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
     return mark_safe("".join(str(part) for part in parts))
 
 
-@dataclass
-class Point:
-    x: int  # any integer axis (e.g. epoch seconds)
-    y: int  # millicents or cents
-    title: str = ""
+# The horizontal bar chart: one row per item, so any number of banks or machines stays readable.
+HBAR_ROW, HBAR_LABEL, HBAR_VALUE, HBAR_TOP_N = 22, 220, 130, 20
 
 
-def line_chart(points: Sequence[Point], marks: Sequence[Point], caption: str, y_label: str) -> SafeString:
-    """A line through the points, the marks (e.g. hits) as red dots with their title on hover."""
-    plot_w, plot_h = WIDTH - PAD_LEFT - 8, HEIGHT - PAD_BOTTOM - PAD_TOP
-    everything = [*points, *marks]
-    if not everything:
-        return format_html('<p class="chart-empty">{}</p>', caption)
-    x0, x1 = min(p.x for p in everything), max(p.x for p in everything)
-    y1 = _scale(max(p.y for p in everything))
-    span = max(x1 - x0, 1)
+def bars_top(bars: Sequence[Bar], top_n: int, others: str) -> list[Bar]:
+    """The ``top_n`` largest bars, largest first; the rest summed into one last bar named ``others``."""
+    ranked = sorted(bars, key=lambda bar: (-bar.value, bar.label))
+    if len(ranked) <= top_n:
+        return ranked
+    rest = ranked[top_n - 1 :]
+    label = f"{others} ({len(rest)})"
+    return [*ranked[: top_n - 1], Bar(label=label, value=sum(bar.value for bar in rest))]
 
-    def xy(point: Point) -> tuple[int, int]:
-        return PAD_LEFT + (point.x - x0) * plot_w // span, PAD_TOP + plot_h - point.y * plot_h // y1
 
-    path = " ".join(f"{x},{y}" for x, y in map(xy, points))
-    dots = "".join(
-        str(
+def hbar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
+    """Bars drawn left to right, a label before each and its euros after; integer pixels from cents."""
+    plot_w = WIDTH - HBAR_LABEL - HBAR_VALUE
+    top = _scale(max((bar.value for bar in bars), default=0))
+    height = PAD_TOP + len(bars) * HBAR_ROW + 8
+    parts = [
+        format_html(
+            '<svg class="chart hbars" role="img" aria-label="{}" viewBox="0 0 {} {}" width="{}" height="{}" '
+            'xmlns="http://www.w3.org/2000/svg">',
+            caption,
+            WIDTH,
+            height,
+            WIDTH,
+            height,
+        )
+    ]
+    for index, bar in enumerate(bars):
+        y = PAD_TOP + index * HBAR_ROW
+        width = max(bar.value, 0) * plot_w // top
+        parts.append(
             format_html(
-                '<circle class="mark" cx="{}" cy="{}" r="4" fill="#ba2121"><title>{}</title></circle>',
-                *xy(mark),
-                mark.title,
+                '<text x="{}" y="{}" text-anchor="end">{}</text>'
+                '<rect x="{}" y="{}" width="{}" height="{}" fill="#5b1426"><title>{}</title></rect>'
+                '<text x="{}" y="{}">€ {}</text>',
+                HBAR_LABEL - 8,
+                y + 15,
+                bar.label[:32],
+                HBAR_LABEL,
+                y + 3,
+                width,
+                HBAR_ROW - 6,
+                bar.title or f"{bar.label}: € {cents_eur_grouped(bar.value)}",
+                HBAR_LABEL + width + 6,
+                y + 15,
+                cents_eur_grouped(bar.value),
             )
         )
-        for mark in marks
-    )
-    return mark_safe(
-        f'<svg class="chart" role="img" aria-label="{escape(caption)}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">'
-        f'<text x="{PAD_LEFT - 6}" y="{PAD_TOP + 8}" font-size="11" text-anchor="end">'
-        f"{escape(y_label)}</text>"
-        f'<polyline fill="none" stroke="#417690" stroke-width="2" points="{path}"/>{dots}</svg>'
-    )
+    parts.append(mark_safe("</svg>"))
+    return mark_safe("".join(str(part) for part in parts))

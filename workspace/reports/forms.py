@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -12,7 +10,7 @@ from jackpots.models import Level
 from workspace.reports.selectors import GROUP_LABELS
 
 MAX_DAYS = 400
-# One point per hour: a quarter of hours stays a readable line.
+# Every ledger row is drawn (merged to the pixel): a quarter stays a readable chart.
 MAX_HISTORY_DAYS = 93
 
 
@@ -46,17 +44,32 @@ class GameReportForm(BusinessDaysForm):
     field_order = ["venue", "first", "last", "group_by"]
 
     @classmethod
-    def initial_for_today(cls) -> dict:
+    def defaults(cls, venue: Venue | None) -> dict:
+        """Today's business day at the venue the person is working in, per machine."""
         today = _today()
-        return {"first": today - timedelta(days=6), "last": today, "group_by": "machine"}
+        return {"venue": venue.code if venue else None, "first": today, "last": today, "group_by": "machine"}
 
 
 class RoomHoursForm(forms.Form):
     room = forms.ModelChoiceField(Room.objects.select_related("venue"), label=_("Room"))
     day = forms.DateField(label=_("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
 
+    @classmethod
+    def defaults(cls, venue: Venue | None) -> dict:
+        """Today's business day in the first room of the venue the person is working in."""
+        rooms = Room.objects.order_by("venue__code", "number")
+        room = (rooms.filter(venue=venue).first() if venue else None) or rooms.first()
+        return {"room": room.pk if room else None, "day": _today()}
+
 
 class LevelHistoryForm(BusinessDaysForm):
     max_days = MAX_HISTORY_DAYS
     level = forms.ModelChoiceField(Level.objects.select_related("progressive"), label=_("Level"))
     field_order = ["level", "first", "last"]
+
+    @classmethod
+    def defaults(cls) -> dict:
+        """Today's business day of the first level (the first progressive's top level)."""
+        level = Level.objects.order_by("progressive__name", "position", "pk").first()
+        today = _today()
+        return {"level": level.pk if level else None, "first": today, "last": today}

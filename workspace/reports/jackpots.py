@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 from django.db.models import Q, Sum
-from django.db.models.functions import TruncHour
 
 from common.money import MC_PER_CENT
 from jackpots.models import Hit, LedgerEntry, Level, LevelChange, Progressive
@@ -78,10 +77,33 @@ def jackpot_liability() -> Liability:
     return liability
 
 
-@dataclass
-class AmountPoint:
+@dataclass(frozen=True)
+class Step:
+    """The level's displayed amount after one ledger row; ``before_mc`` is the amount just before it."""
+
     at: datetime
-    amount_mc: int
+    before_mc: int
+    after_mc: int
+    kind: str
+
+
+def level_steps(level: Level, start: datetime, end: datetime) -> tuple[int, list[Step]]:
+    """The amount at ``start`` and every change of it in [start, end), one per ledger row (contributions,
+    seeds, hits, voids), in the order they were written: what the history's CSV lists row by row."""
+    opening = (
+        LedgerEntry.objects.filter(level=level, at__lt=start).aggregate(t=Sum("current_delta_mc"))["t"] or 0
+    )
+    steps = []
+    amount = opening
+    rows = (
+        LedgerEntry.objects.filter(level=level, at__gte=start, at__lt=end)
+        .order_by("at", "id")
+        .values_list("at", "kind", "current_delta_mc")
+    )
+    for at, kind, delta in rows.iterator(chunk_size=5000):
+        steps.append(Step(at, amount, amount + delta, kind))
+        amount += delta
+    return opening, steps
 
 
 @dataclass
@@ -89,7 +111,9 @@ class LevelHistory:
     level: Level
     start: datetime
     end: datetime
-    points: list[AmountPoint]
+    # The amount at ``start``, then every change of it: one step per ledger row (the saw-tooth).
+    opening_mc: int
+    steps: list[Step]
     hits: list[Hit]
     changes: list[LevelChange]
     # Money in and out of the level over the period, from its ledger.
@@ -99,35 +123,18 @@ class LevelHistory:
 
 
 def level_history(level: Level, start: datetime, end: datetime) -> LevelHistory:
-    """The level's displayed amount at the end of each hour in [start, end), from its ledger, with the hits
-    and the parameter changes of the period. The ledger's deltas are summed per hour in the database."""
-    opening = (
-        LedgerEntry.objects.filter(level=level, at__lt=start).aggregate(total=Sum("current_delta_mc"))[
-            "total"
-        ]
-        or 0
-    )
-    hourly = dict(
-        LedgerEntry.objects.filter(level=level, at__gte=start, at__lt=end)
-        .annotate(hour=TruncHour("at", tzinfo=UTC))
-        .values("hour")
-        .annotate(delta=Sum("current_delta_mc"))
-        .values_list("hour", "delta")
-        .order_by()
-    )
+    """The level's displayed amount through [start, end), every ledger row of it, with the hits and the
+    parameter changes of the period."""
+    opening, steps = level_steps(level, start, end)
     flows = LedgerEntry.objects.filter(level=level, at__gte=start, at__lt=end).aggregate(
         contributed=Sum("contributed_mc"), seeded=Sum("seeded_mc"), awarded=Sum("awarded_mc")
     )
-    points = [AmountPoint(at=start, amount_mc=opening)]
-    amount = opening
-    for hour in sorted(hourly):
-        amount += hourly[hour]
-        points.append(AmountPoint(at=min(hour + timedelta(hours=1), end), amount_mc=amount))
     return LevelHistory(
         level=level,
         start=start,
         end=end,
-        points=points,
+        opening_mc=opening,
+        steps=steps,
         hits=list(Hit.objects.filter(level=level, at__gte=start, at__lt=end).select_related("machine")),
         changes=list(
             LevelChange.objects.filter(level=level, at__gte=start, at__lt=end).select_related("user")

@@ -5,18 +5,39 @@ from __future__ import annotations
 import csv
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
 from common.days import business_days_bounds
 from common.money import cents_eur_grouped, mc_eur_grouped
 from floor.access import VIEW_REPORTS, staff_page
-from workspace.reports.charts import Bar, Point, bar_chart, line_chart
+from workspace.progressives.chart import PLOT_WIDTH, level_chart
+from workspace.progressives.selectors import level_series
+from workspace.reports.changes import change_lines
+from workspace.reports.charts import HBAR_TOP_N, Bar, bar_chart, bars_top, hbar_chart
 from workspace.reports.forms import GameReportForm, LevelHistoryForm, RoomHoursForm
 from workspace.reports.jackpots import jackpot_liability, level_history
 from workspace.reports.selectors import GROUP_LABELS, GameReport, game_report, room_coin_in_by_hour
 from workspace.reports.services import machine_hour_stats_refresh_if_stale
+from workspace.shell import venue_current
+
+# A day-by-day chart keeps the calendar's order up to a month; longer, the busiest days and the rest.
+DAYS_IN_ORDER = 31
+
+
+def _report_data(request: HttpRequest, defaults: dict) -> QueryDict:
+    """The report's query, or, when the page is opened without one, today's business day and the first
+    room or level, so it opens on something to read."""
+    if request.GET:
+        return request.GET
+    data = QueryDict(mutable=True)
+    data.update({name: str(value) for name, value in defaults.items() if value is not None})
+    return data
+
+
+def _render(request: HttpRequest, template: str, context: dict, status: int = 200) -> HttpResponse:
+    return render(request, template, context, status=status)
 
 
 def _csv_response(filename: str, header: list[str], rows: list[list]) -> HttpResponse:
@@ -60,12 +81,13 @@ def _game_report_csv(report: GameReport) -> HttpResponse:
 
 @staff_page(VIEW_REPORTS)
 def reports_index(request: HttpRequest) -> HttpResponse:
-    return render(request, "workspace/reports/index.html", {"title": _("Floor reports")})
+    return _render(request, "workspace/reports/index.html", {"title": _("Floor reports")})
 
 
 @staff_page(VIEW_REPORTS)
 def game_report_view(request: HttpRequest) -> HttpResponse:
-    form = GameReportForm(request.GET or None, initial=GameReportForm.initial_for_today())
+    data = _report_data(request, GameReportForm.defaults(venue_current(request)))
+    form = GameReportForm(data)
     report = chart = None
     if form.is_valid():
         machine_hour_stats_refresh_if_stale()
@@ -77,11 +99,8 @@ def game_report_view(request: HttpRequest) -> HttpResponse:
         )
         if request.GET.get("format") == "csv":
             return _game_report_csv(report)
-        if report.group_by in {"day", "room", "bank"} and report.rows:
-            chart = bar_chart(
-                [Bar(label=" ".join(row.labels), value=row.coin_in_cents) for row in report.rows],
-                caption=_("Coin in"),
-            )
+        if report.rows:
+            chart = _games_chart(report)
     status = 400 if request.GET and not form.is_valid() else 200
     context = {
         "title": _("Games, coin in and hold"),
@@ -89,13 +108,23 @@ def game_report_view(request: HttpRequest) -> HttpResponse:
         "report": report,
         "chart": chart,
         "group_label": GROUP_LABELS[report.group_by] if report else "",
+        "query": data.urlencode(),
     }
-    return render(request, "workspace/reports/games.html", context, status=status)
+    return _render(request, "workspace/reports/games.html", context, status=status)
+
+
+def _games_chart(report: GameReport):
+    """Coin in per row as horizontal bars: the busiest rows and "others", or the days in order."""
+    bars = [Bar(label=" ".join(row.labels), value=row.coin_in_cents) for row in report.rows]
+    if report.group_by == "day" and len(bars) <= DAYS_IN_ORDER:
+        return hbar_chart(bars, caption=_("Coin in"))
+    return hbar_chart(bars_top(bars, HBAR_TOP_N, _("Others")), caption=_("Coin in"))
 
 
 @staff_page(VIEW_REPORTS)
 def room_hours_view(request: HttpRequest) -> HttpResponse:
-    form = RoomHoursForm(request.GET or None)
+    data = _report_data(request, RoomHoursForm.defaults(venue_current(request)))
+    form = RoomHoursForm(data)
     bars = chart = None
     if form.is_valid():
         machine_hour_stats_refresh_if_stale()
@@ -120,8 +149,14 @@ def room_hours_view(request: HttpRequest) -> HttpResponse:
             caption=_("Coin in by hour"),
         )
     status = 400 if request.GET and not form.is_valid() else 200
-    context = {"title": _("Coin in by hour"), "form": form, "bars": bars, "chart": chart}
-    return render(request, "workspace/reports/room_hours.html", context, status=status)
+    context = {
+        "title": _("Coin in by hour"),
+        "form": form,
+        "bars": bars,
+        "chart": chart,
+        "query": data.urlencode(),
+    }
+    return _render(request, "workspace/reports/room_hours.html", context, status=status)
 
 
 def _zone(name: str):
@@ -162,40 +197,44 @@ def liability_view(request: HttpRequest) -> HttpResponse:
         ]
         return _csv_response("jackpot-liability.csv", header, rows)
     context = {"title": _("Jackpot liability"), "liability": liability}
-    return render(request, "workspace/reports/liability.html", context)
+    return _render(request, "workspace/reports/liability.html", context)
 
 
 @staff_page(VIEW_REPORTS)
 def level_history_view(request: HttpRequest) -> HttpResponse:
-    form = LevelHistoryForm(request.GET or None)
+    data = _report_data(request, LevelHistoryForm.defaults())
+    form = LevelHistoryForm(data)
     history = chart = None
     if form.is_valid():
         zone = settings.TIME_ZONE
-        start, end = business_days_bounds(form.cleaned_data["first"], form.cleaned_data["last"], zone)
+        first, last = form.cleaned_data["first"], form.cleaned_data["last"]
+        start, end = business_days_bounds(first, last, zone)
         history = level_history(form.cleaned_data["level"], start, end)
         if request.GET.get("format") == "csv":
             return _csv_response(
-                f"level-{history.level.pk}-{form.cleaned_data['first']}-{form.cleaned_data['last']}.csv",
+                f"level-{history.level.pk}-{first}-{last}.csv",
                 [_("At"), _("Amount")],
-                [[point.at.isoformat(), _plain(mc_eur_grouped(point.amount_mc))] for point in history.points],
+                [[step.at.isoformat(), _plain(mc_eur_grouped(step.after_mc))] for step in history.steps],
             )
-        chart = line_chart(
-            [Point(x=int(p.at.timestamp()), y=p.amount_mc) for p in history.points],
-            [
-                Point(
-                    x=int(hit.at.timestamp()),
-                    y=hit.amount_mc or hit.amount_cents * 1000,
-                    title=f"{hit.at:%Y-%m-%d %H:%M} {hit.machine.asset_number if hit.machine else ''} "
-                    f"{cents_eur_grouped(hit.amount_cents)}",
-                )
-                for hit in history.hits
-            ],
-            caption=_("Amount over time, hits marked"),
-            y_label=mc_eur_grouped(max((p.amount_mc for p in history.points), default=0)),
+        # The chart sums the rows per pixel column in the database (every row counts; a day of one-second
+        # batches is 86,400 rows); the CSV above lists them one by one.
+        chart = level_chart(
+            level_series(history.level, start, end, PLOT_WIDTH),
+            start,
+            end,
+            zone=zone,
+            caption=_("%(level)s: amount over time, hits marked") % {"level": history.level},
         )
     status = 400 if request.GET and not form.is_valid() else 200
-    context = {"title": _("Level history"), "form": form, "history": history, "chart": chart}
-    return render(request, "workspace/reports/level_history.html", context, status=status)
+    context = {
+        "title": _("Level history"),
+        "form": form,
+        "history": history,
+        "chart": chart,
+        "changes": [(change, change_lines(change)) for change in history.changes] if history else [],
+        "query": data.urlencode(),
+    }
+    return _render(request, "workspace/reports/level_history.html", context, status=status)
 
 
 def _plain(euros: str) -> str:
