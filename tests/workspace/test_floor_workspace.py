@@ -65,7 +65,8 @@ def test_room_floor_banks_counts_alerts_and_marks(room):
         at=now - timedelta(minutes=1), review=MeterDelta.Review.PENDING,
     )  # fmt: skip
 
-    floor = room_floor(room, now)
+    with override("en"):  # the labels are the people's words: in the test's language
+        floor = room_floor(room, now)
 
     # A bank without a name is framed under its code.
     other, frame = floor.banks

@@ -143,12 +143,15 @@ def machine_hit(floor: Floor) -> Hit:
 async def test_a_machine_hit_is_sent_as_the_signs_see_it_and_no_award(floor: Floor):
     ws = await gateway_open(floor.path)
     await ws.receive_json_from(timeout=5)
-    await database_sync_to_async(machine_hit)(floor)
+    hit = await database_sync_to_async(machine_hit)(floor)
+    # The same frame as the signs' WIN, place included (the room and game of the winning machine).
+    place = await database_sync_to_async(lambda: f"{hit.machine.room.name} · {hit.machine.game_title}")()
     assert await ws.receive_json_from(timeout=5) == {
         "type": "hit",
         "level": floor.grand.id,
         "amount_eur": "1523.47",
         "machine": "NOG-0102",
+        "place": place,
         "reset_eur": "1000.00",
         "seq": 8,
     }
