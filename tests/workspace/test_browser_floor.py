@@ -18,7 +18,7 @@ from tests.browser import ARTIFACTS
 from tests.factories import BankFactory, ProgressiveMachineFactory, RoomFactory, SlotMachineFactory
 from tests.floor.staff import level_seeded
 from tests.workspace.test_browser import asgi_server, post_event
-from tests.workspace.test_browser_shell import SIZES, Watched, chromium, fits, log_in, manager
+from tests.workspace.test_desk_browser import SIZES, Watched, chromium, fits, log_in, manager
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
