@@ -103,9 +103,8 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "level",
         "machine",
         "amount",
-        "machine_amount_cents",
-        "discrepancy_cents",
-        "level_seq",
+        "machine_amount",
+        "discrepancy",
         "cycle",
         "verified_by",
         "verified_at",
@@ -124,6 +123,16 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     @admin.display(description=gettext_lazy("amount (EUR)"), ordering="amount_cents")
     def amount(self, hit: Hit) -> str:
         return cents_eur_grouped(hit.amount_cents)
+
+    # People read euros: the machine's own figure and the difference, not raw cents (the engine's value
+    # sequence stays in the audit trail and the API, not on this page).
+    @admin.display(description=gettext_lazy("machine showed (EUR)"))
+    def machine_amount(self, hit: Hit) -> str:
+        return "-" if hit.machine_amount_cents is None else cents_eur_grouped(hit.machine_amount_cents)
+
+    @admin.display(description=gettext_lazy("difference (EUR)"))
+    def discrepancy(self, hit: Hit) -> str:
+        return "-" if hit.discrepancy_cents is None else cents_eur_grouped(hit.discrepancy_cents)
 
     @admin.display(description=gettext_lazy("age"), ordering="at")
     def age(self, hit: Hit) -> str:

@@ -184,3 +184,16 @@ def test_mystery_snapshot_only_for_auditors(client, manager, auditor, small_hit)
     assert "trigger_mc" not in client.get(url).content.decode()
     client.force_login(auditor)
     assert "trigger_mc" in client.get(url).content.decode()
+
+
+def test_hit_page_reads_in_euros_without_engine_internals(client, manager, big_hit):
+    """The hit's page showed the machine's figure as raw cents ("500060") and the engine's "level value
+    sequence"; people read euros, and the sequence is for the audit trail."""
+    Hit.objects.filter(pk=big_hit.pk).update(machine_amount_cents=150_001, discrepancy_cents=-1)
+    client.force_login(manager)
+    page = client.get(reverse("admin:jackpots_hit_change", args=[big_hit.pk])).content.decode()
+    assert "1,500.00" in page  # the amount paid
+    assert "1,500.01" in page  # what the machine showed
+    assert "-0.01" in page
+    assert "150001" not in page
+    assert "value sequence" not in page
