@@ -52,12 +52,15 @@ def map_when_up(url: str, key_file: Path, key_command: str | None, wait: float =
 
 def machine_for(entry: dict[str, Any], levels: list[int], seed: int) -> Egm:
     denomination = int(entry["denomination"])
-    top = max(1, int(entry.get("max_bet") or denomination) // denomination)
+    # Bets in whole credits within the machine's range: a bet below its minimum is refused by the server
+    # (wager_out_of_range), so the lowest bet is the minimum rounded up to a credit.
+    lowest = max(1, -(-int(entry.get("min_bet") or denomination) // denomination))
+    top = max(lowest, int(entry.get("max_bet") or denomination) // denomination)
     config = EgmConfig(
         address=int(entry["address"]),
         denomination=denomination,
         games_per_minute=8,
-        bet_mix=[(1, 3.0), (max(1, top // 3), 2.0), (top, 1.0)],
+        bet_mix=[(lowest, 3.0), (max(lowest, top // 3), 2.0), (top, 1.0)],
         group=int(entry.get("group") or 0) if levels else 0,
         levels=levels,
         hit_chance=0.002,  # a progressive hit every few minutes on a bank

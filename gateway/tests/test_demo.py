@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 from gateway.app import parse_config
-from gateway.demo import gateway_toml, lines_from
+from gateway.demo import gateway_toml, lines_from, machine_for
 from gateway.tests.test_server_map import SERVER_MAP
 
 
@@ -38,3 +38,15 @@ def test_the_demo_gateway_configuration_takes_the_map_from_the_server():
         ("line-1", "/dev/pts/7", "none")
     ]
     assert config.store == "/tmp/demo/events.sqlite3"
+
+
+def test_the_demo_machines_bet_within_the_machines_range():
+    """A demo bank of 1-cent machines with a 60-cent minimum bet played 1-credit games, which the server
+    refused (wager_out_of_range); every bet is now within [min bet, max bet] in whole credits."""
+    entry = {"code": "NOG-0005", "address": 5, "denomination": 1, "min_bet": 60, "max_bet": 300, "group": 1}
+    machine = machine_for(entry, levels=[1, 2], seed=1)
+    bets = [credits * machine.config.denomination for credits, _weight in machine.config.bet_mix]
+    assert bets == [60, 100, 300]
+    entry = {"code": "NOG-0101", "address": 1, "denomination": 50, "min_bet": 60, "max_bet": 450, "group": 1}
+    bets = [credits * 50 for credits, _weight in machine_for(entry, levels=[1], seed=1).config.bet_mix]
+    assert bets == [100, 150, 450]  # 60 cents rounds up to 2 credits of 50

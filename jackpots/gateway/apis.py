@@ -30,6 +30,7 @@ class GatewayMachineSerializer(serializers.Serializer):
     address = serializers.IntegerField(min_value=1, max_value=127, help_text="SAS address on the line.")
     denomination = serializers.IntegerField(help_text="Cents per credit.")
     group = serializers.IntegerField(help_text="SAS progressive group the machine shows; 0: none.")
+    min_bet = serializers.IntegerField(help_text="Cents: the smallest bet the machine takes.")
     max_bet = serializers.IntegerField(help_text="Cents.")
     handpay_limit = serializers.IntegerField(
         allow_null=True, help_text="Cents; awards above it go to an attendant. Null: not known."

@@ -71,6 +71,7 @@ def _machine_config(machine: SlotMachine) -> dict:
         "address": machine.sas_address,
         "denomination": machine.denomination_cents,
         "group": machine.sas_group,
+        "min_bet": machine.min_bet_cents,
         "max_bet": machine.max_bet_cents,
         "handpay_limit": machine.sas_handpay_limit_cents,
     }
