@@ -3,9 +3,9 @@ SAS, playing a progressive broadcast as SAS group 1 with a machine-triggered Gra
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 
 import pytest
 from channels.testing import WebsocketCommunicator
@@ -19,6 +19,7 @@ from jackpots.services.levels import level_create
 from slots.models import SlotMachine
 from slots.services.keys import gateway_key_issue
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, RoomFactory, SlotMachineFactory
+from tests.jackpots.signage.helpers import receive_until as frames_until
 
 
 @dataclass
@@ -92,15 +93,9 @@ async def gateway_open(path: str, headers=None) -> WebsocketCommunicator:
     return communicator
 
 
-async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout: float = 10) -> list[dict]:
-    """Frames up to and including the first of type ``kind``."""
-    frames = []
-    deadline = time.monotonic() + timeout
-    while True:
-        frame = await communicator.receive_json_from(timeout=max(0.01, deadline - time.monotonic()))
-        frames.append(frame)
-        if frame["type"] == kind:
-            return frames
+# The gateway's frames may wait for a heartbeat period or an engine run: a longer default wait than the
+# signs' (the same reading of frames otherwise).
+receive_until = partial(frames_until, timeout=10)
 
 
 def mystery_hit(level: Level, machine: SlotMachine, amount_cents: int, *, announce: bool = True) -> Hit:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
 import pytest
+from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from floor.models import SignageScreen
@@ -65,3 +67,14 @@ def hit_record_and_announce(level: Level, asset_number: str, amount_cents: int, 
     )
     publish.hit_announced(hit.id)
     return hit
+
+
+async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout: float = 3) -> list[dict]:
+    """Frames up to and including the first of type ``kind``."""
+    frames = []
+    deadline = time.monotonic() + timeout
+    while True:
+        frame = await communicator.receive_json_from(timeout=max(0.01, deadline - time.monotonic()))
+        frames.append(frame)
+        if frame["type"] == kind:
+            return frames

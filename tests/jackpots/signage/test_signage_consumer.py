@@ -41,17 +41,6 @@ async def open_sign(setup: SignSetup, *, path: str | None = None, headers=None) 
     return communicator
 
 
-async def receive_until(communicator: WebsocketCommunicator, kind: str, timeout: float = 3) -> list[dict]:
-    """Frames up to and including the first of type ``kind``."""
-    frames = []
-    deadline = time.monotonic() + timeout
-    while True:
-        frame = await communicator.receive_json_from(timeout=max(0.01, deadline - time.monotonic()))
-        frames.append(frame)
-        if frame["type"] == kind:
-            return frames
-
-
 def link_frame(n: int, jackpot: int, state: str) -> dict:
     return {"type": "link", "n": n, "jackpot": jackpot, "state": state}
 

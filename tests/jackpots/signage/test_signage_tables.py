@@ -17,8 +17,8 @@ from jackpots.tables.models import Table
 from jackpots.tables.seed import CARIBBEAN_STUD, tables_seed
 from jackpots.tables.services import table_key_issue
 from tests.factories import SignageScreenFactory
-from tests.jackpots.signage.helpers import SOCKET_TESTS
-from tests.jackpots.signage.test_signage_consumer import link_frame, open_sign, receive_until
+from tests.jackpots.signage.helpers import SOCKET_TESTS, receive_until
+from tests.jackpots.signage.test_signage_consumer import link_frame, open_sign
 from tests.jackpots.signage.test_signage_links import api_links
 from tests.jackpots.tables.factories import body, seat
 

@@ -14,8 +14,8 @@ from PIL import Image
 
 from jackpots.models import SignTheme
 from jackpots.signage.themes import PRESETS
-from tests.jackpots.signage.helpers import SOCKET_TESTS, SignSetup
-from tests.jackpots.signage.test_signage_consumer import open_sign, receive_until
+from tests.jackpots.signage.helpers import SOCKET_TESTS, SignSetup, receive_until
+from tests.jackpots.signage.test_signage_consumer import open_sign
 
 pytestmark = SOCKET_TESTS
 
