@@ -45,7 +45,7 @@ class EgmConfig:
     pays: list[tuple[int, float]] = field(default_factory=lambda: [(0, 0.7), (1, 0.2), (5, 0.1)])
     group: int = 0
     levels: list[int] = field(default_factory=list)  # SAS levels of its progressive group
-    hit_chance: float = 0.0  # chance per game of a progressive hit, on a random level
+    hit_chance: float = 0.0  # chance per game reported in real time of a progressive hit, random level
     handpay_limit: int = 120_000  # cents
     seed: int = 0
 
@@ -152,7 +152,11 @@ class Egm:
                 self.meters[GAMES_WON] += 1
             self.games.append((bet, win))
             self.raise_exception(0x7F, f.game_ended_data(win))
-            if self.progressive_enabled and self.rng.random() < self.config.hit_chance:
+            # A random hit only on a game the host sees as one (7E/7F, so before the 56): the server
+            # accepts a machine's jackpot only after the game that won it. A game played before the
+            # host turned real-time reporting on is seen only in the meters, which the host reads after
+            # the hit. `hit()` still hits in any mode, for the host's tests.
+            if self.rte and self.progressive_enabled and self.rng.random() < self.config.hit_chance:
                 self.hit(self.rng.choice(self.config.levels))
             return True
 

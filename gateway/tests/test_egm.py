@@ -9,6 +9,7 @@ from gateway.egm.machine import (
     COIN_OUT,
     GAMES_PLAYED,
     JACKPOT,
+    MACHINE_PAID_PROG,
     Egm,
     EgmConfig,
 )
@@ -51,6 +52,18 @@ def test_game_events_only_in_real_time_mode():
     end = f.decode_rte_exception(gp(egm), 1)
     assert f.decode_game_ended(end.data) == egm.games[-1][1]
     assert egm.meters[COIN_IN] == 10 and egm.meters[GAMES_PLAYED] == 2
+
+
+def test_random_hits_only_on_games_reported_in_real_time():
+    """A hit is won on a game: the host must have seen that game (7E/7F) before the hit (56)."""
+    egm = machine(levels=[2], hit_chance=1.0, handpay_limit=100_000)
+    egm.answer(f.multi_broadcast(1, {1: 5000, 2: 300}), 0.0)  # progressive play on, RTE still off
+    assert egm.play(5)
+    assert drain(egm) == []  # a game seen only in the meters wins no progressive
+    assert egm.answer(f.enable_rte(1, True), 0) == f.ack(1)
+    assert egm.play(5)
+    assert [f.decode_rte_exception(gp(egm), 1).code for _ in range(4)] == [0x7E, 0x7F, 0x56, 0x54]
+    assert egm.meters[MACHINE_PAID_PROG] == 300
 
 
 def test_no_broadcast_for_five_seconds_raises_53_and_disables_progressive_play():

@@ -8,6 +8,7 @@ from typing import Any
 
 from gateway.app import Gateway, GatewayConfig, parse_config
 from gateway.egm.machine import COIN_OUT, Egm, EgmConfig
+from gateway.sas import frames as f
 from gateway.tests.helpers import wait_for
 
 
@@ -141,6 +142,37 @@ def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path)
         assert seqs == list(range(1, len(seqs) + 1))
     finally:
         gateway.stop()
+
+
+def test_a_hit_right_after_start_comes_after_the_game_that_won_it(pty_line, store_path):
+    """The demo's start: the gateway's broadcast enables progressive play, the machine answers its first
+    general poll, and plays a game before the next poll turns real-time reporting on (LP 0E). That game
+    reaches the host only in the meters: a hit on it reached the server with no game before it, and was
+    refused (no_triggering_game). Every jackpot event must follow the game that won it."""
+    egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[2], hit_chance=1.0, seed=7))
+    played: list[bool] = []
+    answer = egm.answer
+
+    def play_before_rte(frame: bytes, now: float) -> bytes | None:
+        if not played and frame[:2] == bytes([1, f.LP_ENABLE_RTE]):
+            played.append(egm.play(3))
+        return answer(frame, now)
+
+    egm.answer = play_before_rte  # type: ignore[method-assign]
+    line = pty_line([egm])
+    gateway = make_gateway(line.device, store_path)
+    gateway.start(forward=False)
+    try:
+        wait_for(lambda: egm.rte and len(events(gateway, "meters")) == 1, what="RTE on and the first meters")
+        assert (played, egm.rte) == ([True], True)
+        assert egm.play(3)
+        wait_for(lambda: len(events(gateway, "meters")) == 2, what="the meters read after the hit")
+        kinds = [e["type"] for e in events(gateway)]
+        game = events(gateway, "game")
+    finally:
+        gateway.stop()
+    assert kinds == ["meters", "game", "jackpot", "meters"]
+    assert [(g["wager"], g["win"]) for g in game] == [(150, egm.games[1][1] * 50)]
 
 
 def _two_machines_config(device: str, store: str) -> GatewayConfig:
