@@ -131,6 +131,11 @@ class Workspace(models.Model):
             ("void_hit", _("Can void an unpaid hit")),
             ("change_level_parameters", _("Can change a level's parameters")),
             ("see_mystery_trigger", _("Can see mystery triggers")),
+            # The SAS numbers of progressives and levels (the gateways' map), not their money.
+            (
+                "change_sas_map",
+                _("Can change the SAS group of a progressive and the SAS numbers of its levels"),
+            ),
         ]
 
     def __str__(self) -> str:

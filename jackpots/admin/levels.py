@@ -21,7 +21,14 @@ from django.utils.translation import gettext_lazy
 
 from common.days import business_date_of
 from floor.access import VIEW_REPORTS
-from jackpots.admin.common import CHANGE_LEVEL_PARAMETERS, SEE_MYSTERY_TRIGGER, ReadOnlyAdmin, audit, eur_mc
+from jackpots.admin.common import (
+    CHANGE_LEVEL_PARAMETERS,
+    CHANGE_SAS_MAP,
+    SEE_MYSTERY_TRIGGER,
+    ReadOnlyAdmin,
+    audit,
+    eur_mc,
+)
 from jackpots.models import Level, LevelChange, Progressive
 from jackpots.selectors import level_wins_recent
 from jackpots.services import EngineError, level_parameters_change
@@ -47,7 +54,9 @@ class LevelMeters:
 
 
 def _sas_editor(request: HttpRequest) -> bool:
-    return request.user.has_perm("jackpots.change_progressive")
+    # The SAS map is the floor's wiring: floor managers edit it without any right on the money
+    # (jackpots.change_progressive / change_level stay ungranted; parameters go through the engine).
+    return request.user.has_perm(CHANGE_SAS_MAP)
 
 
 class LevelInline(LevelMeters, ReadOnlyAdmin, admin.TabularInline):

@@ -164,6 +164,17 @@ def test_inventory_page_by_role(client, request, rooms, who, status):
     assert SlotMachine.objects.count() == (3 if status == 200 else 0)
 
 
+@pytest.mark.parametrize(("who", "status"), [("manager", 200), ("attendant", 403)])
+def test_the_sas_columns_through_the_page_by_role(client, request, rooms, who, status):
+    client.force_login(request.getfixturevalue(who))
+    upload = SimpleUploadedFile("m.csv", _sas_csv(*SAS_GOOD), content_type="text/csv")
+    response = client.post(reverse("workspace:inventory"), {"file": upload, "confirm": "1"})
+    assert response.status_code == status
+    got = SlotMachine.objects.filter(sas_address__isnull=False).values_list("asset_number", "sas_address")
+    expected = (3, [("NOG-0101", 1), ("NOG-0102", 2)]) if status == 200 else (0, [])
+    assert (SlotMachine.objects.count(), list(got.order_by("asset_number"))) == expected
+
+
 def test_page_preview_and_errors(client, manager, rooms):
     client.force_login(manager)
     upload = SimpleUploadedFile("m.csv", _csv(*GOOD), content_type="text/csv")

@@ -155,6 +155,51 @@ def test_an_attendant_cannot_edit_the_sas_map(client, floor_db: Floor, attendant
     assert Progressive.objects.get(pk=floor_db.progressive.pk).sas_group == 1
 
 
+def test_a_floor_manager_edits_the_sas_map_and_no_money_parameter(client, floor_db: Floor, manager):
+    """The SAS map (machines' line, address, group and limit; the progressive's group and its levels'
+    SAS numbers) is the floor's wiring, a floor manager's job; the level's money stays with the engine."""
+    client.force_login(manager)
+    machine_url = reverse("admin:slots_slotmachine_change", args=[floor_db.plain.pk])
+    form = machine_form(
+        floor_db.plain, sas_line="line-2", sas_address="4", sas_group="1", sas_handpay_limit_cents="90000"
+    )
+    assert client.post(machine_url, form).status_code == 302
+    got = SlotMachine.objects.values_list("sas_line", "sas_address", "sas_group", "sas_handpay_limit_cents")
+    assert got.get(pk=floor_db.plain.pk) == ("line-2", 4, 1, 90_000)
+
+    url = reverse("admin:jackpots_progressive_change", args=[floor_db.progressive.pk])
+    before = list(Level.objects.order_by("position").values_list("current_mc", "reset_mc", "rate", "seq"))
+    form = progressive_form(floor_db, "7", {floor_db.grand.pk: "3", floor_db.minor.pk: ""})
+    form.update(
+        {"name": "Renamed", "levels-0-reset_mc": "1", "levels-0-rate": "0.5", "levels-0-current_mc": "1"}
+    )
+    assert client.post(url, form).status_code == 302
+    progressive = Progressive.objects.get(pk=floor_db.progressive.pk)
+    assert (progressive.sas_group, progressive.name) == (7, floor_db.progressive.name)
+    assert list(Level.objects.order_by("position").values_list("sas_level", flat=True)) == [3, None]
+    assert (
+        list(Level.objects.order_by("position").values_list("current_mc", "reset_mc", "rate", "seq"))
+        == before
+    )
+
+    # The level's own page stays read-only for them: its parameters change only through the engine.
+    level_url = reverse("admin:jackpots_level_change", args=[floor_db.grand.pk])
+    assert client.post(level_url, {"reset_mc": "1", "rate": "0.5"}).status_code == 403
+    assert not manager.has_perm("jackpots.change_level") and not manager.has_perm(
+        "jackpots.change_progressive"
+    )
+
+
+def test_an_attendant_cannot_edit_a_machine_on_sas(client, floor_db: Floor, attendant):
+    client.force_login(attendant)
+    url = reverse("admin:slots_slotmachine_change", args=[floor_db.plain.pk])
+    assert (
+        client.post(url, machine_form(floor_db.plain, sas_line="line-2", sas_address="4")).status_code == 403
+    )
+    floor_db.plain.refresh_from_db()
+    assert (floor_db.plain.sas_line, floor_db.plain.sas_address) == ("", None)
+
+
 def test_the_award_answers_are_listed_with_their_difference(client, superuser, floor_db: Floor):
     hit = Hit.objects.create(
         level=floor_db.minor,
