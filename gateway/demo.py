@@ -50,8 +50,17 @@ def map_when_up(url: str, key_file: Path, key_command: str | None, wait: float =
             time.sleep(2)
 
 
-def machine_for(entry: dict[str, Any], levels: list[int], seed: int) -> Egm:
+def sas_levels(group: dict[str, Any], rule: str) -> list[int]:
+    """The group's SAS levels for which the map's `rule` (max_bet_only, mystery) holds."""
+    return sorted(int(level) for level, holds in group.get(rule, {}).items() if holds)
+
+
+def machine_for(entry: dict[str, Any], group: dict[str, Any] | None, seed: int) -> Egm:
+    """An emulated machine as the map describes it. Its random hits are on the levels its game can win
+    (the group's max_bet_only, min_wager and mystery): a win the server's rules exclude is refused."""
     denomination = int(entry["denomination"])
+    group = group or {}
+    levels = sorted(int(level) for level in group.get("levels", {}))
     # Bets in whole credits within the machine's range: a bet below its minimum is refused by the server
     # (wager_out_of_range), so the lowest bet is the minimum rounded up to a credit.
     lowest = max(1, -(-int(entry.get("min_bet") or denomination) // denomination))
@@ -64,6 +73,9 @@ def machine_for(entry: dict[str, Any], levels: list[int], seed: int) -> Egm:
         group=int(entry.get("group") or 0) if levels else 0,
         levels=levels,
         hit_chance=0.002,  # a progressive hit every few minutes on a bank
+        max_bet_levels=sas_levels(group, "max_bet_only"),
+        min_wager={int(level): int(cents) for level, cents in group.get("min_wager", {}).items()},
+        mystery_levels=sas_levels(group, "mystery"),
         handpay_limit=int(entry.get("handpay_limit") or 120_000),
         seed=seed,
     )
@@ -71,11 +83,11 @@ def machine_for(entry: dict[str, Any], levels: list[int], seed: int) -> Egm:
 
 
 def lines_from(answer: dict[str, Any]) -> dict[str, list[Egm]]:
-    group_levels = {int(g["group"]): sorted(int(k) for k in g["levels"]) for g in answer["groups"]}
+    groups = {int(g["group"]): g for g in answer["groups"]}
     lines: dict[str, list[Egm]] = {}
     for seed, entry in enumerate(answer["machines"]):
-        levels = group_levels.get(int(entry.get("group") or 0), [])
-        lines.setdefault(entry["line"], []).append(machine_for(entry, levels, seed))
+        group = groups.get(int(entry.get("group") or 0))
+        lines.setdefault(entry["line"], []).append(machine_for(entry, group, seed))
     return lines
 
 

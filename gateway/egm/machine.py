@@ -46,6 +46,10 @@ class EgmConfig:
     group: int = 0
     levels: list[int] = field(default_factory=list)  # SAS levels of its progressive group
     hit_chance: float = 0.0  # chance per game reported in real time of a progressive hit, random level
+    # What a game must be to win a level, as the server's map says (a win it reports otherwise is refused):
+    max_bet_levels: list[int] = field(default_factory=list)  # won only on the largest bet of bet_mix
+    min_wager: dict[int, int] = field(default_factory=dict)  # level -> cents wagered at least
+    mystery_levels: list[int] = field(default_factory=list)  # drawn by the server, never hit here
     handpay_limit: int = 120_000  # cents
     seed: int = 0
 
@@ -157,8 +161,22 @@ class Egm:
             # host turned real-time reporting on is seen only in the meters, which the host reads after
             # the hit. `hit()` still hits in any mode, for the host's tests.
             if self.rte and self.progressive_enabled and self.rng.random() < self.config.hit_chance:
-                self.hit(self.rng.choice(self.config.levels))
+                levels = self.levels_won_by(bet)
+                if levels:
+                    self.hit(self.rng.choice(levels))
             return True
+
+    def levels_won_by(self, bet: int) -> list[int]:
+        """The levels a game of `bet` credits can win."""
+        config = self.config
+        top = max(credits for credits, _ in config.bet_mix)
+        return [
+            level
+            for level in config.levels
+            if level not in config.mystery_levels
+            and (bet >= top or level not in config.max_bet_levels)
+            and bet * config.denomination >= config.min_wager.get(level, 0)
+        ]
 
     def hit(self, level: int) -> bool:
         """A SAS progressive hit on `level` at the amount shown; paid by the machine or by hand."""

@@ -44,9 +44,36 @@ def test_the_demo_machines_bet_within_the_machines_range():
     """A demo bank of 1-cent machines with a 60-cent minimum bet played 1-credit games, which the server
     refused (wager_out_of_range); every bet is now within [min bet, max bet] in whole credits."""
     entry = {"code": "NOG-0005", "address": 5, "denomination": 1, "min_bet": 60, "max_bet": 300, "group": 1}
-    machine = machine_for(entry, levels=[1, 2], seed=1)
+    machine = machine_for(entry, {"levels": {"1": 17, "2": 18}}, seed=1)
     bets = [credits * machine.config.denomination for credits, _weight in machine.config.bet_mix]
     assert bets == [60, 100, 300]
     entry = {"code": "NOG-0101", "address": 1, "denomination": 50, "min_bet": 60, "max_bet": 450, "group": 1}
-    bets = [credits * 50 for credits, _weight in machine_for(entry, levels=[1], seed=1).config.bet_mix]
+    bets = [
+        credits * 50 for credits, _weight in machine_for(entry, {"levels": {"1": 17}}, seed=1).config.bet_mix
+    ]
     assert bets == [100, 150, 450]  # 60 cents rounds up to 2 credits of 50
+
+
+def test_the_demo_machines_hit_only_levels_their_game_can_win():
+    """The demo's Diamond Vault (max bet only) and Venezia Mystery (drawn by the server) got random hits
+    on any game, which the server refused (not_max_bet, mystery_level); the map says which levels are so."""
+    group = {
+        **SERVER_MAP["groups"][0],
+        "levels": {"1": 17, "2": 18, "3": 19},
+        "min_wager": {"1": 0, "2": 150, "3": 0},
+        "max_bet_only": {"1": True, "2": False, "3": False},
+        "mystery": {"1": False, "2": False, "3": True},
+    }
+    machine = lines_from({**SERVER_MAP, "groups": [group]})["line-1"][0]
+    config = machine.config
+    assert (config.levels, config.max_bet_levels, config.min_wager, config.mystery_levels) == (
+        [1, 2, 3],
+        [1],
+        {1: 0, 2: 150, 3: 0},
+        [3],
+    )
+    assert [(bet, machine.levels_won_by(bet)) for bet, _weight in config.bet_mix] == [
+        (1, []),
+        (3, [2]),
+        (10, [1, 2]),
+    ]

@@ -66,6 +66,22 @@ def test_random_hits_only_on_games_reported_in_real_time():
     assert egm.meters[MACHINE_PAID_PROG] == 300
 
 
+def test_random_hits_only_on_levels_the_game_can_win():
+    """A max-bet-only level is won only on the largest bet, a level with a minimum wager from it up, and a
+    mystery level never (the server draws it): the server refuses a machine's report of any other win."""
+    bets = [(1, 1.0), (5, 1.0)]
+    rules = {"hit_chance": 1.0, "bet_mix": bets, "max_bet_levels": [1], "mystery_levels": [3]}
+    egm = machine(levels=[1, 3], **rules)
+    cheap = machine(levels=[2], hit_chance=1.0, bet_mix=bets, min_wager={2: 2})
+    for m in (egm, cheap):
+        m.answer(f.multi_broadcast(1, {1: 500, 2: 300, 3: 200}), 0.0)
+        m.answer(f.enable_rte(1, True), 0.0)
+        assert m.play(1)
+        assert drain(m) == [0x7E, 0x7F]  # no hit
+        assert m.play(5)
+    assert (list(egm.wins), list(cheap.wins)) == ([(1, 500)], [(2, 300)])
+
+
 def test_no_broadcast_for_five_seconds_raises_53_and_disables_progressive_play():
     egm = machine()
     egm.answer(f.multi_broadcast(1, {1: 500, 2: 50}), 0.0)

@@ -47,6 +47,17 @@ class GatewayGroupSerializer(serializers.Serializer):
     reset_eur = serializers.DictField(
         child=serializers.CharField(), help_text="SAS level (as text) -> reset amount in euros."
     )
+    min_wager = serializers.DictField(
+        child=serializers.IntegerField(), help_text="SAS level (as text) -> minimum eligible wager in cents."
+    )
+    max_bet_only = serializers.DictField(
+        child=serializers.BooleanField(),
+        help_text="SAS level (as text) -> won only on the machine's max bet.",
+    )
+    mystery = serializers.DictField(
+        child=serializers.BooleanField(),
+        help_text="SAS level (as text) -> drawn by the server, never hit by the machine.",
+    )
 
 
 class GatewayConfigSerializer(serializers.Serializer):

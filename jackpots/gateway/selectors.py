@@ -94,6 +94,11 @@ def _groups_config(progressive_ids: list[int]) -> list[dict]:
             "broadcast_lp": BROADCAST_LP,
             "levels": {str(level.sas_level): level.id for level in levels},
             "reset_eur": {str(level.sas_level): mc_eur(level.reset_mc) for level in levels},
+            # What a machine's game must be to win each level: the engine refuses a machine's report
+            # of any other win (hits.machine_report_refusal). Mystery levels are drawn by the server.
+            "min_wager": {str(level.sas_level): level.min_wager_cents for level in levels},
+            "max_bet_only": {str(level.sas_level): level.max_bet_only for level in levels},
+            "mystery": {str(level.sas_level): level.mystery for level in levels},
         }
     return [groups[group] for group in sorted(groups)]
 

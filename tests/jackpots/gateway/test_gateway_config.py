@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from common.credentials import credentials_revoke
-from jackpots.models import Progressive
+from jackpots.models import Level, Progressive
 from slots.models import GatewayKey
 from slots.services.keys import machine_key_issue
 from tests.factories import LevelFactory, ProgressiveMachineFactory
@@ -20,6 +20,9 @@ def get(client, key: str | None):
 
 
 def test_the_venues_sas_machines_and_groups(client, floor_db: Floor):
+    # What a machine needs to know to win a level (a machine-reported win on a level it cannot win is
+    # refused: not_max_bet, wager_below_minimum, mystery_level).
+    Level.objects.filter(pk=floor_db.grand.pk).update(max_bet_only=True, min_wager_cents=100)
     response = get(client, floor_db.token)
     assert response.status_code == 200
     assert response.json() == {
@@ -52,6 +55,9 @@ def test_the_venues_sas_machines_and_groups(client, floor_db: Floor):
                 "broadcast_lp": 0x86,
                 "levels": {"1": floor_db.grand.id, "2": floor_db.minor.id},
                 "reset_eur": {"1": "1000.00", "2": "100.00"},
+                "min_wager": {"1": 100, "2": 0},
+                "max_bet_only": {"1": True, "2": False},
+                "mystery": {"1": False, "2": True},
             }
         ],
     }
