@@ -67,18 +67,32 @@ class MachineConfig:
     meters_lp: int = f.LP_SELECTED_METERS  # 0x2F, or 0x6F / 0xAF for machines with extended meters
 
 
-class Callbacks:
-    """Where a machine's outputs go; the defaults drop them (tests and the CLI override)."""
+def exception_key(report: ExceptionReport) -> bytes:
+    """An exception as the machine sent it (code and data): all there is to recognise it by."""
+    return bytes([report.code]) + report.data
 
-    def event(self, machine: str, event: dict[str, Any]) -> None: ...
+
+class Callbacks:
+    """Where a machine's outputs go; the defaults drop them (tests and the CLI override).
+
+    `exception`, when given, is the key of the exception the write comes from: kept with it, in the same
+    transaction, until `exception_settled` (see MachineHost.on_exception).
+    """
+
+    def event(self, machine: str, event: dict[str, Any], exception: bytes | None = None) -> None: ...
 
     def progressive_hit(self, group: int, level: int) -> None: ...
 
     def award_done(self, machine: str, award: dict[str, Any]) -> None: ...
 
-    def open_game_set(self, machine: str, credits: int | None) -> None: ...
+    def open_game_set(self, machine: str, credits: int | None, exception: bytes | None = None) -> None: ...
 
     def open_game(self, machine: str) -> int | None:
+        return None
+
+    def exception_settled(self, machine: str) -> None: ...
+
+    def exception_kept(self, machine: str) -> bytes | None:
         return None
 
 
@@ -98,6 +112,11 @@ class MachineHost:
         self.wager: int | None = callbacks.open_game(config.code)
         self.meters: dict[str, int] | None = None
         self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
+        # The last exception whose handling went to disk, maybe not acknowledged by the machine: the previous
+        # process may have died before its ACK, so the first answer of this one can be that exception again.
+        self.repeat_of = callbacks.exception_kept(config.code)
+        self.kept = self.repeat_of is not None  # the store holds a key to settle
+        self.key: bytes | None = None  # the exception being handled, until a write keeps it
 
     # --- scheduling ------------------------------------------------------------------------
 
@@ -145,14 +164,30 @@ class MachineHost:
         return Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._noop)
 
     def general_poll(self) -> Poll:
-        return Poll(f.general_poll(self.address), self._gp_length, self._gp_decode, self.on_exception, 1)
+        # A garbled answer is asked again by the same poll (the implied NACK: the machine repeats it);
+        # anything else would be its implied ACK. A machine that is down is not waited for three times.
+        attempts = 3 if self.up else 1
+        return Poll(
+            f.general_poll(self.address),
+            self._gp_length,
+            self._gp_decode,
+            self.on_exception,
+            attempts,
+            acknowledge=self._gp_acknowledge,
+        )
+
+    def _gp_acknowledge(self, report: ExceptionReport) -> bool:
+        return report.code != 0
 
     def _gp_length(self, head: bytes) -> int | None:
         # With RTE on, an event comes framed (address, FF, code, data, CRC); "nothing" stays one 00 byte.
         return f.rte_length(head) if head[0] == self.address and self.config.rte else 1
 
     def _gp_decode(self, raw: bytes) -> ExceptionReport:
-        if len(raw) == 1 and (raw[0] == 0 or not self.config.rte):
+        # One byte even with RTE configured: the machine is not in real-time mode yet (before LP 0E, after
+        # a power-up) and reports its exceptions by code; it repeats each until acknowledged, so it must
+        # be read, not retried.
+        if len(raw) == 1:
             return ExceptionReport(raw[0])
         return f.decode_rte_exception(raw, self.address)
 
@@ -183,17 +218,53 @@ class MachineHost:
     # --- answers -> events ---------------------------------------------------------------------
 
     def emit(self, kind: str, **fields: Any) -> None:
-        self.out.event(
-            self.config.code, {"machine": self.config.code, "at": now_rfc3339(), "type": kind, **fields}
-        )
+        event = {"machine": self.config.code, "at": now_rfc3339(), "type": kind, **fields}
+        self.out.event(self.config.code, event, exception=self._take_key())
+
+    def _take_key(self) -> bytes | None:
+        """The key of the exception being handled, for the first write it makes (then none)."""
+        key, self.key = self.key, None
+        self.kept = self.kept or key is not None
+        return key
+
+    def settle(self) -> None:
+        """The machine answered past the kept exception, so it had its ACK: forget the key on disk."""
+        if self.kept:
+            self.out.exception_settled(self.config.code)
+            self.kept = False
 
     def cents(self, credits: int) -> int:
         return credits * self.config.denomination
 
     def on_exception(self, report: ExceptionReport) -> None:
+        """One general poll's answer, handled before the line sends the machine its implied ACK.
+
+        Exactly once across a kill: what an exception makes (a game, a status, an open game) is written
+        together with its key, and the ACK goes out only after that. A machine repeats an exception it
+        was not acknowledged, so the first answer after a start is a repeat when it is byte for byte the
+        kept one: the previous process stored it and died before the ACK. It is acknowledged and not
+        handled again. The key is settled (forgotten) on the machine's next answer, so a new exception
+        identical to an old, acknowledged one is never mistaken for a repeat past that point.
+        """
+        repeat_of, self.repeat_of = self.repeat_of, None
         code = report.code
         if code == 0x00:
+            self.settle()
             return
+        key = exception_key(report)
+        if key == repeat_of:
+            log.info(
+                "%s: exception %02X again, kept before the restart: not counted twice", self.config.code, code
+            )
+            return
+        self.key = key
+        self.handle_exception(report)
+        if self.key is not None:  # its handling wrote nothing; the machine is past the kept key
+            self.key = None
+            self.settle()
+
+    def handle_exception(self, report: ExceptionReport) -> None:
+        code = report.code
         if code == 0x7E:
             self.set_wager(f.decode_game_started(report.data).credits_wagered)
         elif code == 0x7F:
@@ -243,7 +314,7 @@ class MachineHost:
 
     def set_wager(self, credits: int | None) -> None:
         self.wager = credits
-        self.out.open_game_set(self.config.code, credits)
+        self.out.open_game_set(self.config.code, credits, exception=self._take_key())
 
     def on_meters(self, answer: tuple[int, dict[int, int]]) -> None:
         _, raw = answer

@@ -16,6 +16,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS machine_seq (machine TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS open_game (machine TEXT PRIMARY KEY, credits INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS kept_exception (machine TEXT PRIMARY KEY, exception BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY CHECK (id = 1), stopped_cleanly INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY, body TEXT NOT NULL, error TEXT NOT NULL,
                                      detail TEXT NOT NULL);
 """
@@ -30,11 +32,16 @@ class EventStore:
         self.lock = threading.Lock()  # one connection shared by the line threads and the forwarder
         self.arrived = threading.Event()  # set by every put: the forwarder sends at once, not next round
 
-    def put(self, machine: str, event: dict[str, Any]) -> int:
-        """Number the event with the machine's next seq and keep it; returns the seq."""
+    def put(self, machine: str, event: dict[str, Any], exception: bytes | None = None) -> int:
+        """Number the event with the machine's next seq and keep it; returns the seq.
+
+        `exception`: the key of the SAS exception the event comes from, kept in the same transaction
+        (gateway/host.py MachineHost.on_exception says why).
+        """
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
+                self._keep_exception(machine, exception)
                 row = self.db.execute("SELECT seq FROM machine_seq WHERE machine = ?", (machine,)).fetchone()
                 seq = (row[0] if row else 0) + 1
                 self.db.execute(
@@ -51,18 +58,45 @@ class EventStore:
         self.arrived.set()
         return seq
 
-    def open_game_set(self, machine: str, credits: int | None) -> None:
+    def open_game_set(self, machine: str, credits: int | None, exception: bytes | None = None) -> None:
         """The wager of the game a machine started (7E) and has not ended (7F) yet, kept on disk: a
         gateway killed between the two would otherwise lose the game when its 7F comes to the next one."""
         with self.lock:
-            if credits is None:
-                self.db.execute("DELETE FROM open_game WHERE machine = ?", (machine,))
-            else:
-                self.db.execute(
-                    "INSERT INTO open_game (machine, credits) VALUES (?, ?) "
-                    "ON CONFLICT (machine) DO UPDATE SET credits = excluded.credits",
-                    (machine, credits),
-                )
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self._keep_exception(machine, exception)
+                if credits is None:
+                    self.db.execute("DELETE FROM open_game WHERE machine = ?", (machine,))
+                else:
+                    self.db.execute(
+                        "INSERT INTO open_game (machine, credits) VALUES (?, ?) "
+                        "ON CONFLICT (machine) DO UPDATE SET credits = excluded.credits",
+                        (machine, credits),
+                    )
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def _keep_exception(self, machine: str, exception: bytes | None) -> None:
+        if exception is not None:
+            self.db.execute(
+                "INSERT INTO kept_exception (machine, exception) VALUES (?, ?) "
+                "ON CONFLICT (machine) DO UPDATE SET exception = excluded.exception",
+                (machine, exception),
+            )
+
+    def exception_kept(self, machine: str) -> bytes | None:
+        """The last exception whose handling was kept and may not have been acknowledged by the machine."""
+        with self.lock:
+            row = self.db.execute(
+                "SELECT exception FROM kept_exception WHERE machine = ?", (machine,)
+            ).fetchone()
+        return bytes(row[0]) if row else None
+
+    def exception_settled(self, machine: str) -> None:
+        with self.lock:
+            self.db.execute("DELETE FROM kept_exception WHERE machine = ?", (machine,))
 
     def open_game(self, machine: str) -> int | None:
         with self.lock:
@@ -86,6 +120,20 @@ class EventStore:
                 )
             self.db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
             self.db.execute("COMMIT")
+
+    def run_started(self) -> bool:
+        """Mark a gateway process running on this store; False when the previous one did not stop cleanly."""
+        with self.lock:
+            row = self.db.execute("SELECT stopped_cleanly FROM run WHERE id = 1").fetchone()
+            self.db.execute(
+                "INSERT INTO run (id, stopped_cleanly) VALUES (1, 0) "
+                "ON CONFLICT (id) DO UPDATE SET stopped_cleanly = 0"
+            )
+        return row is None or bool(row[0])
+
+    def run_stopped(self) -> None:
+        with self.lock:
+            self.db.execute("UPDATE run SET stopped_cleanly = 1 WHERE id = 1")
 
     def backlog(self) -> int:
         with self.lock:
