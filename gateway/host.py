@@ -368,12 +368,17 @@ class MachineHost:
     # --- legacy bonus (mystery awards) and remote handpay reset ---------------------------------------
 
     def award(self, award: dict[str, Any]) -> None:
-        """Pay `award["amount"]` cents: by LP 8A up to the handpay limit, else by an attendant."""
+        """Pay `award["amount"]` cents: by LP 8A up to the handpay limit, else by an attendant.
+
+        A machine credits whole credits only: the fraction of a credit is not paid, and the server
+        records what was credited and the difference. An award smaller than one credit would credit
+        nothing, so an attendant pays it, like one above the limit.
+        """
         amount = int(award["amount"])
-        if amount > self.config.handpay_limit:
+        credits = amount // self.config.denomination
+        if amount > self.config.handpay_limit or credits == 0:
             self.out.award_done(self.config.code, {**award, "status": "handpay", "paid": 0})
             return
-        credits = amount // self.config.denomination  # a machine pays whole credits only
         self.awards.append({**award, "credits": credits})
         request = f.legacy_bonus(self.address, credits)
         self.pending.append(Poll(request, self._ack_length, self._ack, self._noop))
