@@ -10,7 +10,7 @@ from typing import Any
 
 from gateway.broadcast import GroupBroadcaster, ProgressiveBoard, ServerChannel
 from gateway.forward import Forwarder
-from gateway.host import Callbacks, MachineConfig, MachineHost
+from gateway.host import Callbacks, Kept, MachineConfig, MachineHost
 from gateway.link import QUIET_RESTART, LinePoller, Link, check_intervals
 from gateway.queue import EventStore
 from gateway.sas import frames as f
@@ -173,23 +173,26 @@ class GatewayCallbacks(Callbacks):
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway
 
-    def event(self, machine: str, event: dict[str, Any], exception: bytes | None = None) -> None:
-        self.gateway.store.put(machine, event, exception)
+    def event(self, machine: str, event: dict[str, Any], kept: Kept | None = None) -> None:
+        self.gateway.store.put(machine, event, kept)
+
+    def answer_events(self, machine: str, events: list[dict[str, Any]], kept: Kept | None = None) -> None:
+        self.gateway.store.put_all(machine, events, kept)
 
     def progressive_hit(self, group: int, level: int) -> None:
         self.gateway.board.hit(group, level)
 
-    def open_game_set(self, machine: str, credits: int | None, exception: bytes | None = None) -> None:
-        self.gateway.store.open_game_set(machine, credits, exception)
+    def open_game_set(self, machine: str, credits: int | None, kept: Kept | None = None) -> None:
+        self.gateway.store.open_game_set(machine, credits, kept)
 
     def open_game(self, machine: str) -> int | None:
         return self.gateway.store.open_game(machine)
 
-    def exception_kept(self, machine: str) -> bytes | None:
-        return self.gateway.store.exception_kept(machine)
+    def kept(self, machine: str) -> dict[str, bytes]:
+        return self.gateway.store.kept(machine)
 
-    def exception_settled(self, machine: str) -> None:
-        self.gateway.store.exception_settled(machine)
+    def settled(self, machine: str, kind: str) -> None:
+        self.gateway.store.settled(machine, kind)
 
     def award_done(self, machine: str, award: dict[str, Any]) -> None:
         if self.gateway.channel is not None:

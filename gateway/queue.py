@@ -16,7 +16,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS machine_seq (machine TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS open_game (machine TEXT PRIMARY KEY, credits INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS kept_exception (machine TEXT PRIMARY KEY, exception BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS kept_answer (machine TEXT NOT NULL, kind TEXT NOT NULL, answer BLOB NOT NULL,
+                                        PRIMARY KEY (machine, kind));
 CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY CHECK (id = 1), stopped_cleanly INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY, body TEXT NOT NULL, error TEXT NOT NULL,
                                      detail TEXT NOT NULL);
@@ -32,39 +33,48 @@ class EventStore:
         self.lock = threading.Lock()  # one connection shared by the line threads and the forwarder
         self.arrived = threading.Event()  # set by every put: the forwarder sends at once, not next round
 
-    def put(self, machine: str, event: dict[str, Any], exception: bytes | None = None) -> int:
-        """Number the event with the machine's next seq and keep it; returns the seq.
+    def put(self, machine: str, event: dict[str, Any], kept: tuple[str, bytes] | None = None) -> int:
+        """Number the event with the machine's next seq and keep it; returns the seq."""
+        return self.put_all(machine, [event], kept)[0]
 
-        `exception`: the key of the SAS exception the event comes from, kept in the same transaction
-        (gateway/host.py MachineHost.on_exception says why).
-        """
+    def put_all(
+        self, machine: str, events: list[dict[str, Any]], kept: tuple[str, bytes] | None = None
+    ) -> list[int]:
+        """Number and keep the events in one transaction, with `kept`: the SAS answer (kind, bytes) they
+        come from (gateway/host.py MachineHost.on_exception says why)."""
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                self._keep_exception(machine, exception)
+                self._keep_answer(machine, kept)
                 row = self.db.execute("SELECT seq FROM machine_seq WHERE machine = ?", (machine,)).fetchone()
-                seq = (row[0] if row else 0) + 1
+                last = row[0] if row else 0
+                seqs = list(range(last + 1, last + 1 + len(events)))
                 self.db.execute(
                     "INSERT INTO machine_seq (machine, seq) VALUES (?, ?) "
                     "ON CONFLICT (machine) DO UPDATE SET seq = excluded.seq",
-                    (machine, seq),
+                    (machine, last + len(events)),
                 )
-                body = json.dumps({**event, "machine": machine, "seq": seq}, separators=(",", ":"))
-                self.db.execute("INSERT INTO outbox (body) VALUES (?)", (body,))
+                self.db.executemany(
+                    "INSERT INTO outbox (body) VALUES (?)",
+                    [
+                        (json.dumps({**event, "machine": machine, "seq": seq}, separators=(",", ":")),)
+                        for event, seq in zip(events, seqs, strict=True)
+                    ],
+                )
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
                 raise
         self.arrived.set()
-        return seq
+        return seqs
 
-    def open_game_set(self, machine: str, credits: int | None, exception: bytes | None = None) -> None:
+    def open_game_set(self, machine: str, credits: int | None, kept: tuple[str, bytes] | None = None) -> None:
         """The wager of the game a machine started (7E) and has not ended (7F) yet, kept on disk: a
         gateway killed between the two would otherwise lose the game when its 7F comes to the next one."""
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
-                self._keep_exception(machine, exception)
+                self._keep_answer(machine, kept)
                 if credits is None:
                     self.db.execute("DELETE FROM open_game WHERE machine = ?", (machine,))
                 else:
@@ -78,25 +88,25 @@ class EventStore:
                 self.db.execute("ROLLBACK")
                 raise
 
-    def _keep_exception(self, machine: str, exception: bytes | None) -> None:
-        if exception is not None:
+    def _keep_answer(self, machine: str, kept: tuple[str, bytes] | None) -> None:
+        if kept is not None:
             self.db.execute(
-                "INSERT INTO kept_exception (machine, exception) VALUES (?, ?) "
-                "ON CONFLICT (machine) DO UPDATE SET exception = excluded.exception",
-                (machine, exception),
+                "INSERT INTO kept_answer (machine, kind, answer) VALUES (?, ?, ?) "
+                "ON CONFLICT (machine, kind) DO UPDATE SET answer = excluded.answer",
+                (machine, *kept),
             )
 
-    def exception_kept(self, machine: str) -> bytes | None:
-        """The last exception whose handling was kept and may not have been acknowledged by the machine."""
+    def kept(self, machine: str) -> dict[str, bytes]:
+        """The last answer of each kind whose handling was kept and may not have been acknowledged."""
         with self.lock:
-            row = self.db.execute(
-                "SELECT exception FROM kept_exception WHERE machine = ?", (machine,)
-            ).fetchone()
-        return bytes(row[0]) if row else None
+            rows = self.db.execute(
+                "SELECT kind, answer FROM kept_answer WHERE machine = ?", (machine,)
+            ).fetchall()
+        return {kind: bytes(answer) for kind, answer in rows}
 
-    def exception_settled(self, machine: str) -> None:
+    def settled(self, machine: str, kind: str) -> None:
         with self.lock:
-            self.db.execute("DELETE FROM kept_exception WHERE machine = ?", (machine,))
+            self.db.execute("DELETE FROM kept_answer WHERE machine = ? AND kind = ?", (machine, kind))
 
     def open_game(self, machine: str) -> int | None:
         with self.lock:

@@ -144,8 +144,9 @@ class Egm:
         with self.lock:
             if not self.powered:
                 return
-            if self.unacked is not None and now - self.last_frame > LINK_DOWN_AFTER:
-                self.unacked = None  # link down: an implied NACK, the exception is reported again
+            if now - self.last_frame > LINK_DOWN_AFTER:  # link down: an implied NACK of the last answer
+                self.unacked = None  # the exception is reported again
+                self.wins_sent = None  # the wins stay queued for the next LP 85/87
             self._check_progressive(now)
             hp = self.handpay
             if hp is not None and hp.last_raised is None:

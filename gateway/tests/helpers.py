@@ -54,7 +54,7 @@ class Recorder(Callbacks):
         self.events: list[dict[str, Any]] = []
         self.hits: list[tuple[int, int]] = []
 
-    def event(self, machine: str, event: dict[str, Any], exception: bytes | None = None) -> None:
+    def event(self, machine: str, event: dict[str, Any], kept: tuple[str, bytes] | None = None) -> None:
         self.events.append(event)
 
     def progressive_hit(self, group: int, level: int) -> None:
@@ -63,7 +63,8 @@ class Recorder(Callbacks):
 
 def store_callbacks(store: Any) -> GatewayCallbacks:
     """The gateway's own callbacks over a store, without the rest of the gateway."""
-    return GatewayCallbacks(SimpleNamespace(store=store, board=None, channel=None))  # type: ignore[arg-type]
+    board = SimpleNamespace(hit=lambda group, level: None)
+    return GatewayCallbacks(SimpleNamespace(store=store, board=board, channel=None))  # type: ignore[arg-type]
 
 
 def wait_for(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> object:

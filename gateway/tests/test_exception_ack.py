@@ -120,7 +120,7 @@ def test_the_kept_exception_repeated_after_a_restart_is_not_counted_again(store_
 
     second = EventStore(store_path)
     host = MachineHost(MachineConfig("M", 1, 1, rte=False), store_callbacks(second))
-    assert host.repeat_of == h("11")
+    assert host.repeat == {"exception": h("11")}
     codes = []
     while not codes or codes[-1]:
         poll = host.general_poll()
@@ -198,28 +198,35 @@ class FusedStore(EventStore):
         self.fuse.step("kept, not acknowledged")
         return result
 
-    def put(self, *args: Any) -> int:
-        return self._fused("put", *args)
+    def put_all(self, *args: Any) -> list[int]:
+        return self._fused("put_all", *args)
 
     def open_game_set(self, *args: Any) -> None:
         self._fused("open_game_set", *args)
 
-    def exception_settled(self, *args: Any) -> None:
-        self._fused("exception_settled", *args)
+    def settled(self, *args: Any) -> None:
+        self._fused("settled", *args)
 
 
-def test_a_gateway_killed_anywhere_loses_no_game_and_doubles_none(store_path):
+def test_a_gateway_killed_anywhere_loses_no_game_or_hit_and_doubles_none(store_path):
     rng = random.Random(14)
     fuse = Fuse(rng)
+    progressive = {"group": 1, "levels": [1, 2]}
     lines = [  # a multi-drop line of two machines, and a machine alone on its line
-        [Egm(EgmConfig(address=1, denomination=5, bet_mix=[(1, 1), (3, 1)], seed=1))],
+        [Egm(EgmConfig(address=1, denomination=5, bet_mix=[(1, 1), (3, 1)], seed=1, **progressive))],
         [
-            Egm(EgmConfig(address=2, denomination=1, bet_mix=[(2, 1), (9, 1)], seed=2)),
-            Egm(EgmConfig(address=3, denomination=10, bet_mix=[(1, 1)], seed=3)),
+            Egm(EgmConfig(address=2, denomination=1, bet_mix=[(2, 1), (9, 1)], seed=2, **progressive)),
+            Egm(EgmConfig(address=3, denomination=10, bet_mix=[(1, 1)], seed=3, **progressive)),
         ],
     ]
     wires = [Wire(*egms) for egms in lines]
     machines = {f"M{egm.address}": egm for egms in lines for egm in egms}
+    wins_lp = {
+        "M1": f.LP_SAS_PROGRESSIVE_WIN,
+        "M2": f.LP_SAS_PROGRESSIVE_WIN,
+        "M3": f.LP_MULTI_PROGRESSIVE_WINS,
+    }
+    hits: dict[str, list[tuple[int, int]]] = {code: [] for code in machines}  # (level id, cents) shown
     now = 0.0
 
     def process() -> tuple[EventStore, list[LinePoller]]:
@@ -227,22 +234,40 @@ def test_a_gateway_killed_anywhere_loses_no_game_and_doubles_none(store_path):
         quiet = 0.0 if store.run_started() else QUIET_RESTART  # as the gateway decides (app.py)
         pollers = []
         for wire, egms in zip(wires, lines, strict=True):
-            config = [MachineConfig(f"M{e.address}", e.address, e.config.denomination) for e in egms]
+            config = [
+                MachineConfig(
+                    f"M{e.address}",
+                    e.address,
+                    e.config.denomination,
+                    group=1,
+                    levels={1: 11, 2: 12},
+                    wins_lp=wins_lp[f"M{e.address}"],
+                )
+                for e in egms
+            ]
             hosts = [MachineHost(c, store_callbacks(store)) for c in config]
             pollers.append(LinePoller(Link(FusedWire(wire, fuse), 0.01, 0.01), hosts, quiet=quiet))
         return store, pollers
 
     def run_until(done: Any) -> None:
         nonlocal now, store, pollers
+        give_up = now + 3600
         while not done():
+            assert now < give_up, "the machines and the gateway never settled"
             now = round(now + 0.05, 6)
             for wire in wires:
                 wire.now = now
-            for egm in machines.values():
+            for code, egm in machines.items():
+                # every hit at its own amount, all below the handpay limit (machine-paid)
+                egm.broadcast(1, {1: 10_000 + int(now * 100) % 90_000, 2: 500 + int(now * 10)}, now)
                 egm.tick(now)
                 if egm.rte and len(egm.queue) < 4 and games_left[0] > 0 and rng.random() < 0.3:
                     egm.play()
                     games_left[0] -= 1
+                    if rng.random() < 0.1:  # a progressive hit, paid by the machine: 56, then 54
+                        level = rng.choice([1, 2])
+                        hits[code].append((10 + level, egm.displayed[level]))
+                        assert egm.hit(level)
             try:
                 for poller in pollers:
                     poller.step(now)
@@ -258,14 +283,19 @@ def test_a_gateway_killed_anywhere_loses_no_game_and_doubles_none(store_path):
     games_left[0] = 240
     run_until(lambda: games_left[0] == 0)
     fuse.armed = False
-    run_until(lambda: all(not egm.queue and egm.unacked is None for egm in machines.values()))
+    run_until(lambda: not any(egm.queue or egm.unacked or egm.wins for egm in machines.values()))
 
     kept: dict[str, list[tuple[int, int]]] = {code: [] for code in machines}
+    jackpots: dict[str, list[tuple[int, int]]] = {code: [] for code in machines}
     for _, event in store.oldest(10_000):
         if event["type"] == "game":
             denomination = machines[event["machine"]].config.denomination
             kept[event["machine"]].append((event["wager"] // denomination, event["win"] // denomination))
+        elif event["type"] == "jackpot":
+            jackpots[event["machine"]].append((event["level"], event["amount"]))
     assert {code: egm.games for code, egm in machines.items()} == kept
     assert sum(len(egm.games) for egm in machines.values()) == 240
+    assert jackpots == hits and sum(map(len, hits.values())) >= 15
+    assert not any(egm.wins for egm in machines.values())
     assert fuse.kills["answer read, not kept"] >= 10 and fuse.kills["kept, not acknowledged"] >= 10
     store.close()
