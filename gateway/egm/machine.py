@@ -34,8 +34,9 @@ METERS = (
 QUEUE_SIZE = 20  # SAS 6.02 §2.2.1: at least 20 exceptions, the oldest lost on overrun
 NO_PROGRESSIVE_AFTER = 5.0  # §10: no broadcast for 5 s -> exception 53, progressive play disabled
 HANDPAY_REPEAT = 15.0  # 51 is repeated every 15 s until the host reads LP 1B
-# SAS 6.02 §3.1 (README S2): the same general poll twice more is the host's implied NACK; the third poll
-# is the last word, left unanswered, and the exception stays first in the queue for the next poll.
+# SAS 6.02 §3.1 (README S2): the same general poll again is the host's implied NACK, answered with the
+# same bytes; its second repeat is the final NACK, left unanswered, and the exception stays first in the
+# queue for the next poll.
 FINAL_NACK = 2
 LINK_DOWN_AFTER = 5.0  # no frame for 5 s: the link is down, an unacknowledged answer counts as NACKed
 NOTHING = f.ExceptionReport(0)
