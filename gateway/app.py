@@ -10,8 +10,8 @@ from typing import Any
 
 from gateway.broadcast import GroupBroadcaster, ProgressiveBoard, ServerChannel
 from gateway.forward import Forwarder
-from gateway.host import Callbacks, MachineConfig, MachineHost
-from gateway.link import LinePoller, Link, check_intervals
+from gateway.host import Callbacks, Kept, MachineConfig, MachineHost
+from gateway.link import QUIET_RESTART, LinePoller, Link, check_intervals
 from gateway.queue import EventStore
 from gateway.sas import frames as f
 from gateway.servermap import MapUnavailable, current_map, map_copy_path
@@ -173,17 +173,26 @@ class GatewayCallbacks(Callbacks):
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway
 
-    def event(self, machine: str, event: dict[str, Any]) -> None:
-        self.gateway.store.put(machine, event)
+    def event(self, machine: str, event: dict[str, Any], kept: Kept | None = None) -> None:
+        self.gateway.store.put(machine, event, kept)
+
+    def answer_events(self, machine: str, events: list[dict[str, Any]], kept: Kept | None = None) -> None:
+        self.gateway.store.put_all(machine, events, kept)
 
     def progressive_hit(self, group: int, level: int) -> None:
         self.gateway.board.hit(group, level)
 
-    def open_game_set(self, machine: str, credits: int | None) -> None:
-        self.gateway.store.open_game_set(machine, credits)
+    def open_game_set(self, machine: str, credits: int | None, kept: Kept | None = None) -> None:
+        self.gateway.store.open_game_set(machine, credits, kept)
 
     def open_game(self, machine: str) -> int | None:
         return self.gateway.store.open_game(machine)
+
+    def kept(self, machine: str) -> dict[str, bytes]:
+        return self.gateway.store.kept(machine)
+
+    def settled(self, machine: str, kind: str) -> None:
+        self.gateway.store.settled(machine, kind)
 
     def award_done(self, machine: str, award: dict[str, Any]) -> None:
         if self.gateway.channel is not None:
@@ -207,12 +216,15 @@ class Gateway:
         self.hosts: dict[str, MachineHost] = {}
         self.pollers: dict[str, LinePoller] = {}  # by device
         self.broadcasters: dict[str, GroupBroadcaster] = {}
+        quiet = 0.0 if self.store.run_started() else QUIET_RESTART
+        if quiet:
+            log.warning("the previous run did not stop cleanly: lines silent for %.1f s", quiet)
         for line in config.lines:
             transport = (transports or {}).get(line.device) or open_transport(line.device, line.wakeup)
             broadcaster = GroupBroadcaster(self.board, {}, config.broadcast_every)
             self.broadcasters[line.device] = broadcaster
             self.pollers[line.device] = LinePoller(
-                Link(transport, line.first_byte, line.gap), [], broadcaster
+                Link(transport, line.first_byte, line.gap), [], broadcaster, quiet
             )
         self.config = replace(config, groups={}, lines=[replace(line, machines=[]) for line in config.lines])
         if config.source == "api":
@@ -293,5 +305,7 @@ class Gateway:
             self.channel.stop.set()
         for thread in self.threads:
             thread.join(timeout=5)
+        if not any(thread.is_alive() for thread in self.threads):  # no exchange cut in the middle
+            self.store.run_stopped()
         self.forwarder.close()
         self.store.close()

@@ -67,19 +67,49 @@ class MachineConfig:
     meters_lp: int = f.LP_SELECTED_METERS  # 0x2F, or 0x6F / 0xAF for machines with extended meters
 
 
-class Callbacks:
-    """Where a machine's outputs go; the defaults drop them (tests and the CLI override)."""
+# An answer the machine holds until the host's implied ACK, as (kind, its bytes): "exception" (a general
+# poll's) or "win" (LP 85/87's). SAS answers carry no id: their bytes are all there is to recognise them.
+Kept = tuple[str, bytes]
+KINDS = ("exception", "win")
 
-    def event(self, machine: str, event: dict[str, Any]) -> None: ...
+
+def exception_key(report: ExceptionReport) -> Kept:
+    return "exception", bytes([report.code]) + report.data
+
+
+def wins_of(answer: f.ProgressiveWin | f.ProgressiveWins) -> list[tuple[int, int]]:
+    """(SAS level, cents) of each win an LP 85/87 answer reports; LP 85's level 0 is none."""
+    if isinstance(answer, f.ProgressiveWin):
+        return [(answer.level, answer.amount)] if answer.level else []
+    return list(answer.wins)
+
+
+class Callbacks:
+    """Where a machine's outputs go; the defaults drop them (tests and the CLI override).
+
+    `kept`, when given, is the answer the write comes from: kept with it, in the same transaction, until
+    `settled` (see MachineHost.on_exception).
+    """
+
+    def event(self, machine: str, event: dict[str, Any], kept: Kept | None = None) -> None: ...
+
+    def answer_events(self, machine: str, events: list[dict[str, Any]], kept: Kept | None = None) -> None:
+        for event in events:
+            self.event(machine, event, kept)
 
     def progressive_hit(self, group: int, level: int) -> None: ...
 
     def award_done(self, machine: str, award: dict[str, Any]) -> None: ...
 
-    def open_game_set(self, machine: str, credits: int | None) -> None: ...
+    def open_game_set(self, machine: str, credits: int | None, kept: Kept | None = None) -> None: ...
 
     def open_game(self, machine: str) -> int | None:
         return None
+
+    def settled(self, machine: str, kind: str) -> None: ...
+
+    def kept(self, machine: str) -> dict[str, bytes]:
+        return {}
 
 
 class MachineHost:
@@ -98,6 +128,11 @@ class MachineHost:
         self.wager: int | None = callbacks.open_game(config.code)
         self.meters: dict[str, int] | None = None
         self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
+        # The last answers whose handling went to disk, maybe not acknowledged by the machine: the previous
+        # process may have died before the ACK, so this one's first answer of each kind can be that again.
+        self.repeat: dict[str, bytes] = callbacks.kept(config.code)
+        self.kept: set[str] = set(self.repeat)  # kinds the store holds a key of
+        self.key: Kept | None = None  # the answer being handled, until a write keeps it
 
     # --- scheduling ------------------------------------------------------------------------
 
@@ -127,10 +162,14 @@ class MachineHost:
     def start_session(self) -> None:
         """After start-up, a link-down or a power-up: set the reporting mode, then read the meters.
 
-        Both go ahead of whatever is queued; queued commands (awards, resets) are kept. A game started
+        These go ahead of whatever is queued; queued commands (awards, resets) are kept. A game started
         and not ended stays open: the machine still holds its 7F (only a power-up forgets it).
         """
-        self.pending.extendleft([self.meters_poll(), self.rte_poll()])
+        first = [self.rte_poll(), self.meters_poll()]
+        if self.config.levels and self.config.wins_lp != f.LP_PROGRESSIVE_WIN:
+            # Wins the machine still holds: a 56 acknowledged by a process that died before reading them
+            first.append(self.wins_poll())
+        self.pending.extendleft(reversed(first))
 
     # --- polls -------------------------------------------------------------------------------
 
@@ -145,14 +184,30 @@ class MachineHost:
         return Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._noop)
 
     def general_poll(self) -> Poll:
-        return Poll(f.general_poll(self.address), self._gp_length, self._gp_decode, self.on_exception, 1)
+        # A garbled answer is asked again by the same poll (the implied NACK: the machine repeats it);
+        # anything else would be its implied ACK. A machine that is down is not waited for three times.
+        attempts = 3 if self.up else 1
+        return Poll(
+            f.general_poll(self.address),
+            self._gp_length,
+            self._gp_decode,
+            self.on_exception,
+            attempts,
+            acknowledge=self._gp_acknowledge,
+        )
+
+    def _gp_acknowledge(self, report: ExceptionReport) -> bool:
+        return report.code != 0
 
     def _gp_length(self, head: bytes) -> int | None:
         # With RTE on, an event comes framed (address, FF, code, data, CRC); "nothing" stays one 00 byte.
         return f.rte_length(head) if head[0] == self.address and self.config.rte else 1
 
     def _gp_decode(self, raw: bytes) -> ExceptionReport:
-        if len(raw) == 1 and (raw[0] == 0 or not self.config.rte):
+        # One byte even with RTE configured: the machine is not in real-time mode yet (before LP 0E, after
+        # a power-up) and reports its exceptions by code; it repeats each until acknowledged, so it must
+        # be read, not retried.
+        if len(raw) == 1:
             return ExceptionReport(raw[0])
         return f.decode_rte_exception(raw, self.address)
 
@@ -182,18 +237,59 @@ class MachineHost:
 
     # --- answers -> events ---------------------------------------------------------------------
 
+    def event(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return {"machine": self.config.code, "at": now_rfc3339(), "type": kind, **fields}
+
     def emit(self, kind: str, **fields: Any) -> None:
-        self.out.event(
-            self.config.code, {"machine": self.config.code, "at": now_rfc3339(), "type": kind, **fields}
-        )
+        self.out.event(self.config.code, self.event(kind, **fields), self._take_key())
+
+    def _take_key(self) -> Kept | None:
+        """The key of the answer being handled, for the first write it makes (then none)."""
+        key, self.key = self.key, None
+        if key is not None:
+            self.kept.add(key[0])
+        return key
+
+    def settle(self) -> None:
+        """The machine answered a general poll: it had the ACK of every answer before. Forget their keys
+        on disk, except one still to be compared with the machine's first answer of its kind."""
+        for kind in KINDS:
+            if kind in self.kept and kind not in self.repeat:
+                self.out.settled(self.config.code, kind)
+                self.kept.discard(kind)
 
     def cents(self, credits: int) -> int:
         return credits * self.config.denomination
 
     def on_exception(self, report: ExceptionReport) -> None:
+        """One general poll's answer, handled before the line sends the machine its implied ACK.
+
+        Exactly once across a kill: what an exception makes (a game, a status, an open game) is written
+        together with its key, and the ACK goes out only after that. A machine repeats an exception it
+        was not acknowledged, so the first answer after a start is a repeat when it is byte for byte the
+        kept one: the previous process stored it and died before the ACK. It is acknowledged and not
+        handled again. The key is settled (forgotten) on the machine's next answer, so a new exception
+        identical to an old, acknowledged one is never mistaken for a repeat past that point.
+        """
+        repeat = self.repeat.pop("exception", None)
         code = report.code
         if code == 0x00:
+            self.settle()
             return
+        key = exception_key(report)
+        if key[1] == repeat:
+            log.info(
+                "%s: exception %02X again, kept before the restart: not counted twice", self.config.code, code
+            )
+            return
+        self.key = key
+        self.handle_exception(report)
+        if self.key is not None:  # its handling wrote nothing; the machine is past the kept key
+            self.key = None
+            self.settle()
+
+    def handle_exception(self, report: ExceptionReport) -> None:
+        code = report.code
         if code == 0x7E:
             self.set_wager(f.decode_game_started(report.data).credits_wagered)
         elif code == 0x7F:
@@ -243,7 +339,7 @@ class MachineHost:
 
     def set_wager(self, credits: int | None) -> None:
         self.wager = credits
-        self.out.open_game_set(self.config.code, credits)
+        self.out.open_game_set(self.config.code, credits, self._take_key())
 
     def on_meters(self, answer: tuple[int, dict[int, int]]) -> None:
         _, raw = answer
@@ -277,32 +373,54 @@ class MachineHost:
             decode: Callable[[bytes], Any] = partial(f.decode_multi_progressive_wins, address=self.address)
         else:
             decode = partial(f.decode_progressive_win, address=self.address, command=lp)
-        return self._data_poll(f.read_poll(self.address, lp), decode, self.on_wins)
+        poll = self._data_poll(f.read_poll(self.address, lp), decode, self.on_wins)
+        # The machine drops the wins it sent on the implied ACK, which the line sends once they are kept
+        # (the next LP 85 right after would be the NACK and bring the same win back).
+        poll.acknowledge = lambda answer: bool(wins_of(answer))
+        return poll
 
     def on_wins(self, answer: f.ProgressiveWin | f.ProgressiveWins) -> None:
-        if isinstance(answer, f.ProgressiveWin):
-            wins = [(answer.level, answer.amount)] if answer.level else []
-            group = answer.group
-        else:
-            wins, group = answer.wins, answer.group
+        wins, group = wins_of(answer), answer.group
+        repeat = self.repeat.pop("win", None)
+        if not wins:
+            return
+        key: Kept = ("win", repr(answer).encode())
+        if key[1] == repeat:  # read by the previous process, which died before the implied ACK
+            log.info(
+                "%s: progressive wins read again, kept before the restart: not counted twice",
+                self.config.code,
+            )
+            return
+        events, hits = [], []
         for level, amount in wins:
             level_id = self.config.levels.get(level)
             if level_id is None:
                 log.error("%s: hit of SAS level %d, mapped to no level", self.config.code, level)
                 continue
-            self.emit("jackpot", level=level_id, amount=amount)
+            events.append(self.event("jackpot", level=level_id, amount=amount))
+            hits.append(level)
+        self.key = key
+        self.out.answer_events(self.config.code, events, self._take_key())  # one answer, one transaction
+        for level in hits:
             self.out.progressive_hit(group, level)  # SAS 6.02 §10.5: broadcast the reset at once
+        if isinstance(answer, f.ProgressiveWin):  # one win per answer: ask for the next until none
+            self.pending.appendleft(self.wins_poll())
         self.pending.append(self.meters_poll())
 
     # --- legacy bonus (mystery awards) and remote handpay reset ---------------------------------------
 
     def award(self, award: dict[str, Any]) -> None:
-        """Pay `award["amount"]` cents: by LP 8A up to the handpay limit, else by an attendant."""
+        """Pay `award["amount"]` cents: by LP 8A up to the handpay limit, else by an attendant.
+
+        A machine credits whole credits only: the fraction of a credit is not paid, and the server
+        records what was credited and the difference. An award smaller than one credit would credit
+        nothing, so an attendant pays it, like one above the limit.
+        """
         amount = int(award["amount"])
-        if amount > self.config.handpay_limit:
+        credits = amount // self.config.denomination
+        if amount > self.config.handpay_limit or credits == 0:
             self.out.award_done(self.config.code, {**award, "status": "handpay", "paid": 0})
             return
-        credits = amount // self.config.denomination  # a machine pays whole credits only
         self.awards.append({**award, "credits": credits})
         request = f.legacy_bonus(self.address, credits)
         self.pending.append(Poll(request, self._ack_length, self._ack, self._noop))

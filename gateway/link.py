@@ -2,7 +2,8 @@
 
 SAS 6.02 §2.3: a machine starts answering within 20 ms and leaves at most 5 ms between bytes; the host
 polls each machine no faster than once per 200 ms and no slower than once per 5 s. §3.2: a host that did
-not get an answer repeats the poll (an implied NACK), at most three polls in all.
+not get an answer repeats the poll (an implied NACK), at most three polls in all. §3.1: any other poll is
+the implied ACK, so an exception is let go only after the host has handled (kept) it.
 """
 
 from __future__ import annotations
@@ -14,13 +15,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from gateway.sas.frames import FrameError
+from gateway.sas.frames import FrameError, sync_poll
 from gateway.transport import Transport
 
 log = logging.getLogger(__name__)
 
 MIN_INTERVAL = 0.2
 MAX_INTERVAL = 5.0
+# After a process that did not stop cleanly, the line stays silent this long before its first frame: every
+# machine declares its link down (5 s without a poll), which is an implied NACK of an answer the dead
+# process may have read and not kept, so that answer comes back instead of being acknowledged by the
+# first poll on the line (README, "Acknowledging exceptions").
+QUIET_RESTART = 5.5
 
 
 @dataclass
@@ -32,6 +38,9 @@ class Poll:
     decode: Callable[[bytes], Any]  # raises FrameError on anything malformed
     handle: Callable[[Any], None]
     attempts: int = 3
+    # From the handled answer: does the machine hold it until an implied ACK (an exception)? The line
+    # then sends one at once, so the machine's next answer is never the same one again.
+    acknowledge: Callable[[Any], bool] | None = None
 
 
 def read_frame(
@@ -81,6 +90,11 @@ class Link:
         """Type G polls are neither acknowledged nor answered."""
         self.transport.send(frame)
 
+    def handled(self, poll: Poll, value: Any) -> None:
+        """After `poll.handle(value)` returned: send the implied ACK the answer waits for, if any."""
+        if poll.acknowledge is not None and poll.acknowledge(value):
+            self.transport.send(sync_poll())
+
 
 class LineMachine(Protocol):
     address: int
@@ -107,15 +121,27 @@ def check_intervals(machines: list[LineMachine]) -> None:
 class LinePoller:
     """Runs one line: broadcasts when due, otherwise the machine whose turn has come."""
 
-    def __init__(self, link: Link, machines: list[LineMachine], broadcaster: Broadcaster | None = None):
+    def __init__(
+        self,
+        link: Link,
+        machines: list[LineMachine],
+        broadcaster: Broadcaster | None = None,
+        quiet: float = 0.0,
+    ):
         check_intervals(machines)
         self.link = link
         self.machines = machines
         self.broadcaster = broadcaster
         self.stop = threading.Event()
+        self.quiet = quiet  # seconds of silence before the first frame (QUIET_RESTART after a crash)
+        self.quiet_until: float | None = None
 
     def step(self, now: float) -> float:
         """Do what is due at `now`; return when something is next due."""
+        if self.quiet_until is None:
+            self.quiet_until = now + self.quiet  # counted on the caller's clock, from the first step
+        if now < self.quiet_until:
+            return self.quiet_until
         if self.broadcaster is not None:
             for frame in self.broadcaster.frames_due(now):
                 self.link.broadcast(frame)
@@ -131,7 +157,8 @@ class LinePoller:
         answered, value = self.link.exchange(poll)
         if answered:
             machine.answered(now)
-            poll.handle(value)
+            poll.handle(value)  # what the answer makes is on disk when this returns
+            self.link.handled(poll, value)
         else:
             machine.on_silence(now)
         return min(m.next_due for m in machines)

@@ -16,6 +16,9 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS machine_seq (machine TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS open_game (machine TEXT PRIMARY KEY, credits INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS kept_answer (machine TEXT NOT NULL, kind TEXT NOT NULL, answer BLOB NOT NULL,
+                                        PRIMARY KEY (machine, kind));
+CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY CHECK (id = 1), stopped_cleanly INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY, body TEXT NOT NULL, error TEXT NOT NULL,
                                      detail TEXT NOT NULL);
 """
@@ -30,39 +33,80 @@ class EventStore:
         self.lock = threading.Lock()  # one connection shared by the line threads and the forwarder
         self.arrived = threading.Event()  # set by every put: the forwarder sends at once, not next round
 
-    def put(self, machine: str, event: dict[str, Any]) -> int:
+    def put(self, machine: str, event: dict[str, Any], kept: tuple[str, bytes] | None = None) -> int:
         """Number the event with the machine's next seq and keep it; returns the seq."""
+        return self.put_all(machine, [event], kept)[0]
+
+    def put_all(
+        self, machine: str, events: list[dict[str, Any]], kept: tuple[str, bytes] | None = None
+    ) -> list[int]:
+        """Number and keep the events in one transaction, with `kept`: the SAS answer (kind, bytes) they
+        come from (gateway/host.py MachineHost.on_exception says why)."""
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
+                self._keep_answer(machine, kept)
                 row = self.db.execute("SELECT seq FROM machine_seq WHERE machine = ?", (machine,)).fetchone()
-                seq = (row[0] if row else 0) + 1
+                last = row[0] if row else 0
+                seqs = list(range(last + 1, last + 1 + len(events)))
                 self.db.execute(
                     "INSERT INTO machine_seq (machine, seq) VALUES (?, ?) "
                     "ON CONFLICT (machine) DO UPDATE SET seq = excluded.seq",
-                    (machine, seq),
+                    (machine, last + len(events)),
                 )
-                body = json.dumps({**event, "machine": machine, "seq": seq}, separators=(",", ":"))
-                self.db.execute("INSERT INTO outbox (body) VALUES (?)", (body,))
+                self.db.executemany(
+                    "INSERT INTO outbox (body) VALUES (?)",
+                    [
+                        (json.dumps({**event, "machine": machine, "seq": seq}, separators=(",", ":")),)
+                        for event, seq in zip(events, seqs, strict=True)
+                    ],
+                )
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")
                 raise
         self.arrived.set()
-        return seq
+        return seqs
 
-    def open_game_set(self, machine: str, credits: int | None) -> None:
+    def open_game_set(self, machine: str, credits: int | None, kept: tuple[str, bytes] | None = None) -> None:
         """The wager of the game a machine started (7E) and has not ended (7F) yet, kept on disk: a
         gateway killed between the two would otherwise lose the game when its 7F comes to the next one."""
         with self.lock:
-            if credits is None:
-                self.db.execute("DELETE FROM open_game WHERE machine = ?", (machine,))
-            else:
-                self.db.execute(
-                    "INSERT INTO open_game (machine, credits) VALUES (?, ?) "
-                    "ON CONFLICT (machine) DO UPDATE SET credits = excluded.credits",
-                    (machine, credits),
-                )
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self._keep_answer(machine, kept)
+                if credits is None:
+                    self.db.execute("DELETE FROM open_game WHERE machine = ?", (machine,))
+                else:
+                    self.db.execute(
+                        "INSERT INTO open_game (machine, credits) VALUES (?, ?) "
+                        "ON CONFLICT (machine) DO UPDATE SET credits = excluded.credits",
+                        (machine, credits),
+                    )
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def _keep_answer(self, machine: str, kept: tuple[str, bytes] | None) -> None:
+        if kept is not None:
+            self.db.execute(
+                "INSERT INTO kept_answer (machine, kind, answer) VALUES (?, ?, ?) "
+                "ON CONFLICT (machine, kind) DO UPDATE SET answer = excluded.answer",
+                (machine, *kept),
+            )
+
+    def kept(self, machine: str) -> dict[str, bytes]:
+        """The last answer of each kind whose handling was kept and may not have been acknowledged."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT kind, answer FROM kept_answer WHERE machine = ?", (machine,)
+            ).fetchall()
+        return {kind: bytes(answer) for kind, answer in rows}
+
+    def settled(self, machine: str, kind: str) -> None:
+        with self.lock:
+            self.db.execute("DELETE FROM kept_answer WHERE machine = ? AND kind = ?", (machine, kind))
 
     def open_game(self, machine: str) -> int | None:
         with self.lock:
@@ -86,6 +130,20 @@ class EventStore:
                 )
             self.db.executemany("DELETE FROM outbox WHERE id = ?", [(i,) for i in ids])
             self.db.execute("COMMIT")
+
+    def run_started(self) -> bool:
+        """Mark a gateway process running on this store; False when the previous one did not stop cleanly."""
+        with self.lock:
+            row = self.db.execute("SELECT stopped_cleanly FROM run WHERE id = 1").fetchone()
+            self.db.execute(
+                "INSERT INTO run (id, stopped_cleanly) VALUES (1, 0) "
+                "ON CONFLICT (id) DO UPDATE SET stopped_cleanly = 0"
+            )
+        return row is None or bool(row[0])
+
+    def run_stopped(self) -> None:
+        with self.lock:
+            self.db.execute("UPDATE run SET stopped_cleanly = 1 WHERE id = 1")
 
     def backlog(self) -> int:
         with self.lock:

@@ -34,6 +34,13 @@ METERS = (
 QUEUE_SIZE = 20  # SAS 6.02 §2.2.1: at least 20 exceptions, the oldest lost on overrun
 NO_PROGRESSIVE_AFTER = 5.0  # §10: no broadcast for 5 s -> exception 53, progressive play disabled
 HANDPAY_REPEAT = 15.0  # 51 is repeated every 15 s until the host reads LP 1B
+# SAS 6.02 §3.1 (README S2): the same general poll again is the host's implied NACK, answered with the
+# same bytes; its second repeat is the final NACK, left unanswered, and the exception stays first in the
+# queue for the next poll.
+FINAL_NACK = 2
+LINK_DOWN_AFTER = 5.0  # no frame for 5 s: the link is down, an unacknowledged answer counts as NACKed
+NOTHING = f.ExceptionReport(0)
+OVERFLOW = f.ExceptionReport(0x70)
 
 
 @dataclass
@@ -63,6 +70,16 @@ class HandpayPending:
     last_raised: float | None = None  # set by the first tick after the handpay began
 
 
+@dataclass
+class Unacknowledged:
+    """A general poll's answer that carried an exception, held until the host's implied ACK."""
+
+    poll: bytes
+    reply: bytes
+    report: f.ExceptionReport  # the queue's entry itself: the ACK takes exactly this one off
+    nacks: int = 0
+
+
 class Egm:
     def __init__(self, config: EgmConfig, now: float = 0.0) -> None:
         self.config = config
@@ -72,6 +89,8 @@ class Egm:
         self.meters = dict.fromkeys(METERS, 0)
         self.queue: deque[f.ExceptionReport] = deque()
         self.overflowed = False
+        self.unacked: Unacknowledged | None = None
+        self.last_frame = now
         self.rte = False
         self.powered = True
         self.door_open = False
@@ -97,11 +116,28 @@ class Egm:
                 self.overflowed = True
             self.queue.append(f.ExceptionReport(code, data if self.rte else b""))
 
-    def next_exception(self) -> f.ExceptionReport:
+    def head_exception(self) -> f.ExceptionReport:
+        """What the next general poll reports; it leaves the queue only when the host acknowledges it."""
         if self.overflowed:
+            return OVERFLOW
+        return self.queue[0] if self.queue else NOTHING
+
+    def _exception_acknowledged(self) -> None:
+        assert self.unacked is not None
+        report, self.unacked = self.unacked.report, None
+        if report is OVERFLOW:
             self.overflowed = False
-            return f.ExceptionReport(0x70)
-        return self.queue.popleft() if self.queue else f.ExceptionReport(0)
+        elif self.queue and self.queue[0] is report:  # an overrun may have dropped it meanwhile
+            self.queue.popleft()
+
+    def _exception_again(self) -> bytes | None:
+        """The implied NACK: the same answer again, then (final NACK) silence; the exception stays first."""
+        assert self.unacked is not None
+        self.unacked.nacks += 1
+        if self.unacked.nacks < FINAL_NACK:
+            return self.unacked.reply
+        self.unacked = None
+        return None
 
     # --- time ---------------------------------------------------------------------------------------
 
@@ -113,6 +149,9 @@ class Egm:
         with self.lock:
             if not self.powered:
                 return
+            if now - self.last_frame > LINK_DOWN_AFTER:  # link down: an implied NACK of the last answer
+                self.unacked = None  # the exception is reported again
+                self.wins_sent = None  # the wins stay queued for the next LP 85/87
             self._check_progressive(now)
             hp = self.handpay
             if hp is not None and hp.last_raised is None:
@@ -247,6 +286,7 @@ class Egm:
     def power_on(self, now: float) -> None:
         with self.lock:
             self.powered = True
+            self.unacked = None
             self.rte = False  # the reporting mode is the host's to set again
             self.raise_exception(0x17)
             self.last_broadcast = now
@@ -272,6 +312,11 @@ class Egm:
         with self.lock:
             if not self.powered or not frame:
                 return None
+            self.last_frame = now
+            if self.unacked is not None and frame == self.unacked.poll:
+                return self._exception_again()
+            if self.unacked is not None:
+                self._exception_acknowledged()  # any other frame on the line is the implied ACK
             command = frame[1] if frame[0] == self.address and len(frame) > 1 else None
             if self.wins_sent is not None and command != self.wins_sent[0]:
                 self._drop_sent_wins()  # SAS 6.02 §3.1: any other poll is the implied ack
@@ -279,7 +324,7 @@ class Egm:
                 self._global(frame, now)
                 return None
             if frame[0] == self.address | f.GENERAL_POLL_FLAG and len(frame) == 1:
-                return self._general_poll()
+                return self._general_poll(frame)
             if command is None:
                 return None
             handler = self._HANDLERS.get(command)
@@ -288,11 +333,16 @@ class Egm:
             except f.FrameError:
                 return None  # bad CRC or data: ignore, the host repeats the poll
 
-    def _general_poll(self) -> bytes:
-        report = self.next_exception()
-        if self.rte and report.code:
-            return f.rte_exception(self.address, report.code, report.data)
-        return f.exception_byte(report.code)
+    def _general_poll(self, frame: bytes) -> bytes:
+        report = self.head_exception()
+        if not report.code:
+            return f.exception_byte(0)
+        if self.rte:
+            reply = f.rte_exception(self.address, report.code, report.data)
+        else:
+            reply = f.exception_byte(report.code)
+        self.unacked = Unacknowledged(frame, reply, report)
+        return reply
 
     def _global(self, frame: bytes, now: float) -> None:
         try:

@@ -70,6 +70,16 @@ def general_poll(address: int) -> bytes:
     return bytes([address | GENERAL_POLL_FLAG])
 
 
+def sync_poll() -> bytes:
+    """A general poll to address 0, which no machine has: the implied ACK of every machine's last answer.
+
+    SAS 6.02 §3.1 (as the Aristocrat client implements it, README S2): a general poll's answer is
+    acknowledged by any long poll, a global poll or a poll to another address; the same general poll
+    again is the implied NACK and brings the same answer back.
+    """
+    return general_poll(GLOBAL_ADDRESS)
+
+
 def exception_byte(code: int) -> bytes:
     """A general poll's answer outside real-time event reporting: one exception code, 00 if none."""
     return bytes([code])

@@ -9,8 +9,10 @@ import threading
 import time
 import tty
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
+from gateway.app import GatewayCallbacks
 from gateway.egm.line import EgmLine
 from gateway.egm.machine import Egm
 from gateway.host import Callbacks
@@ -52,11 +54,17 @@ class Recorder(Callbacks):
         self.events: list[dict[str, Any]] = []
         self.hits: list[tuple[int, int]] = []
 
-    def event(self, machine: str, event: dict[str, Any]) -> None:
+    def event(self, machine: str, event: dict[str, Any], kept: tuple[str, bytes] | None = None) -> None:
         self.events.append(event)
 
     def progressive_hit(self, group: int, level: int) -> None:
         self.hits.append((group, level))
+
+
+def store_callbacks(store: Any) -> GatewayCallbacks:
+    """The gateway's own callbacks over a store, without the rest of the gateway."""
+    board = SimpleNamespace(hit=lambda group, level: None)
+    return GatewayCallbacks(SimpleNamespace(store=store, board=board, channel=None))  # type: ignore[arg-type]
 
 
 def wait_for(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> object:

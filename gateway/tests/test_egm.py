@@ -22,7 +22,10 @@ def machine(**kwargs) -> Egm:
 
 
 def gp(egm: Egm, now: float = 0.0) -> bytes:
-    return egm.answer(f.general_poll(1), now)
+    """One general poll, then the host's implied ACK: the next poll reports the next exception."""
+    answer = egm.answer(f.general_poll(1), now)
+    egm.answer(f.sync_poll(), now)
+    return answer
 
 
 def drain(egm: Egm) -> list[int]:

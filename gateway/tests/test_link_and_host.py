@@ -157,6 +157,32 @@ def test_award_above_the_limit_goes_to_an_attendant_without_lp8a():
     assert not host.pending
 
 
+@pytest.mark.parametrize(("denomination", "amount"), [(5, 3), (10, 9), (100, 99)])
+def test_award_below_one_credit_goes_to_an_attendant_without_lp8a(denomination, amount):
+    """Nothing of it can be credited: a 0-credit legacy bonus would be answered `paid: 0`, which the
+    server refuses (`invalid_paid`)."""
+    egm, wire, out, host, poller = setup(denomination=denomination)
+    done: list[dict[str, Any]] = []
+    out.award_done = lambda machine, award: done.append(award)  # type: ignore[method-assign]
+    run(poller, wire, until=1.0)
+    host.award({"award": 4, "amount": amount})
+    run(poller, wire, until=2.0)
+    assert done == [{"award": 4, "amount": amount, "status": "handpay", "paid": 0}]
+    assert not [frame for _, frame in wire.sent if frame[1:2] == bytes([f.LP_LEGACY_BONUS])]
+    assert egm.meters[0x01] == 0 and egm.handpay is None
+
+
+def test_award_with_a_fraction_of_a_credit_pays_the_whole_credits():
+    egm, wire, out, host, poller = setup(denomination=5)
+    done: list[dict[str, Any]] = []
+    out.award_done = lambda machine, award: done.append(award)  # type: ignore[method-assign]
+    run(poller, wire, until=1.0)
+    host.award({"award": 6, "amount": 13})
+    run(poller, wire, until=2.0)
+    assert done == [{"award": 6, "amount": 13, "status": "paid", "paid": 10}]  # the server keeps the 3
+    assert egm.meters[0x01] == 2
+
+
 def test_session_start_reads_the_meters_once():
     _egm, wire, out, _host, poller = setup()
     run(poller, wire, until=2.0)

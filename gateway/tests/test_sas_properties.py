@@ -100,8 +100,10 @@ def test_host_receives_the_emulators_exceptions_in_order(items, rte, address):
     link = Link(Wire(egm), 0.01, 0.01)
     received = []
     while True:
-        answered, report = link.exchange(host.general_poll())
+        poll = host.general_poll()
+        answered, report = link.exchange(poll)
         assert answered
+        link.handled(poll, report)  # the implied ACK, as the line sends it
         if report.code == 0:
             break
         received.append(report)

@@ -178,48 +178,42 @@ def test_a_wrong_key_keeps_every_event(store_path, server):
 def test_a_gateway_killed_between_game_start_and_end_still_reports_the_game(store_path):
     """The 7E's wager is kept on disk: the 7F that reaches the next gateway process ends that game."""
     from gateway.egm.machine import Egm, EgmConfig
-    from gateway.host import Callbacks, MachineConfig, MachineHost
+    from gateway.host import MachineConfig, MachineHost
     from gateway.link import Link
     from gateway.queue import EventStore
-    from gateway.tests.helpers import Wire
-
-    class Durable(Callbacks):
-        def __init__(self, store: EventStore) -> None:
-            self.store = store
-
-        def event(self, machine: str, event: dict) -> None:
-            self.store.put(machine, event)
-
-        def open_game_set(self, machine: str, credits: int | None) -> None:
-            self.store.open_game_set(machine, credits)
-
-        def open_game(self, machine: str) -> int | None:
-            return self.store.open_game(machine)
+    from gateway.tests.helpers import Wire, store_callbacks
 
     egm = Egm(EgmConfig(address=3, denomination=20))
     egm.rte = True
     wire, config = Wire(egm), MachineConfig("VEN-0007", 3, 20)
+    link = Link(wire, 0.01, 0.01)
     egm.play(7)
     first = EventStore(store_path)
-    host = MachineHost(config, Durable(first))
+    host = MachineHost(config, store_callbacks(first))
     host.start_session()  # a link-up: the session start keeps an open game (only a power-up ends it)
     host.pending.clear()
     poll = host.general_poll()
-    answered, report = Link(wire, 0.01, 0.01).exchange(poll)
+    answered, report = link.exchange(poll)
     assert answered and report.code == 0x7E
     poll.handle(report)
-    first.close()  # the process dies here: its 7F is still in the machine's queue
+    first.close()  # the process dies here, before the ACK: the machine still holds its 7E, then its 7F
 
     second = EventStore(store_path)
-    host = MachineHost(config, Durable(second))
+    host = MachineHost(config, store_callbacks(second))
     host.start_session()
     host.pending.clear()
     assert host.wager == 7
-    poll = host.general_poll()
-    answered, report = Link(wire, 0.01, 0.01).exchange(poll)
-    assert answered and report.code == 0x7F
-    poll.handle(report)
+    codes = []
+    while not codes or codes[-1]:
+        poll = host.general_poll()
+        answered, report = link.exchange(poll)
+        assert answered
+        codes.append(report.code)
+        poll.handle(report)
+        link.handled(poll, report)
+    assert codes == [0x7E, 0x7F, 0x00]  # the 7E again (the kept one: not a new game), then its end
     ((_, game),) = second.oldest(10)
     assert (game["type"], game["wager"], game["win"]) == ("game", 140, egm.games[0][1] * 20)
     assert second.open_game("VEN-0007") is None
+    assert second.kept("VEN-0007") == {}  # settled by the machine's "nothing" after the ACK
     second.close()

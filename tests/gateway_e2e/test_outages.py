@@ -21,8 +21,7 @@ def test_server_stopped_and_gateway_killed_mid_forward_lose_and_double_nothing(e
         time.sleep(1)
         e2e.stack.server_stop()
         time.sleep(OUTAGE_SECONDS)
-    # The machines' last exceptions reach the store before the kill: an exception on the wire at the
-    # instant of a SIGKILL is lost on the SAS link itself (gateway/README.md, "Store and forward").
+    # Every game of the outage is in the store (the machines' queues are empty) before it is counted.
     wait_for(lambda: not any(egm.queue for egm in e2e.egms.values()), 10, "the machines' exceptions")
     time.sleep(0.5)
     backlog = e2e.gateway.backlog()
