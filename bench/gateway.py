@@ -144,10 +144,13 @@ STAGES = ("poll", "capture", "forward", "engine", "publish")
 # The poll stage in two: to the 7E taken, then to the 7F (one poll turn); and the whole of it for the games
 # played when the machine had no exception queued (the others wait behind the earlier ones, a turn each).
 POLL_PARTS = ("poll 7E", "poll 7F", "poll, nothing queued")
+# The engine stage past the settle window: from the later of the event's arrival and the end of its window
+# to its batch (the worker's own delay: its notice, its turn, the batches before).
+ENGINE_LATE = "engine past window"
 
 
 def game_timings(
-    running: Running, egms: list[TimedEgm], seen: list[tuple[float, int, int]], offset: float
+    running: Running, egms: list[TimedEgm], seen: list[tuple[float, int, int]], offset: float, settle: float
 ) -> tuple[list[float], dict[str, list[float]]]:
     """Game-to-sign latencies, and the seconds each game spent in each stage (module docstring).
 
@@ -167,7 +170,7 @@ def game_timings(
     for code, at, received, applied, level_seq in rows:
         events.setdefault(code, []).append((at - offset, received - offset, applied - offset, level_seq))
     seqs = [seq for _, _, seq in seen]
-    latencies, stages = [], {name: [] for name in STAGES + POLL_PARTS}
+    latencies, stages = [], {name: [] for name in (*STAGES, *POLL_PARTS, ENGINE_LATE)}
     for code, egm in zip(running.floor["machines"]["sas"], egms, strict=True):
         for (played, _), started, taken, ahead, (at, received, applied, level_seq) in zip(
             egm.played, egm.started, egm.taken, egm.ahead, events.get(code, []), strict=False
@@ -179,6 +182,7 @@ def game_timings(
             latencies.append(marks[-1] - played)
             for name, begin, end in zip(STAGES, marks, marks[1:], strict=False):
                 stages[name].append(end - begin)
+            stages[ENGINE_LATE].append(applied - max(received, at + settle))
             stages["poll 7E"].append(started - played)
             stages["poll 7F"].append(taken - started)
             if not ahead:
@@ -361,7 +365,7 @@ def measure(running: Running, egms: list[TimedEgm], args: argparse.Namespace) ->
     sampler.join()
     listener.join()
     during = [(at, shown) for at, shown in samples if start <= at <= end]
-    latencies, stages = game_timings(running, egms, seen, offset)
+    latencies, stages = game_timings(running, egms, seen, offset, args.settle_ms / 1000)
     return {
         "wall": end - start,
         "cpu": cpu,
