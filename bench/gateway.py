@@ -1,49 +1,102 @@
 """One gateway process with N emulated SAS machines, each on its own line (a pty pair), against the real
 stack (private PostgreSQL and Redis, uvicorn, Celery worker and beat):
 
-    python -m bench.gateway [--machines 64] [--seconds 300] [--outage 0]
+    python -m bench.gateway [--machines 64] [--seconds 300] [--outage 0] [--games-per-minute 20]
+                            [--spin 0] [--settle-ms 250] [--gateway-from DIR]
 
-Prints polls per second per machine, the oldest broadcast any machine held (goal under 1 s, never 5 s),
-exceptions 53, game-to-sign latency p50/p99 (from the game on the machine to the first server update, on
-the websocket the signs' publish also feeds, whose Grand amount includes it: Grand grows exactly 10
-millicents per cent wagered, so its amount says how much play it contains), events lost and CPU per
-machine. `--outage S` (the soak run) stops uvicorn for S seconds half-way and SIGKILLs the gateway
-while it forwards the backlog; events lost must stay 0.
+Prints polls per second per machine; the oldest amount any machine displayed (goal under 1 s, never 5 s)
+and the longest a machine went without a broadcast (the 5 s rule), exceptions 53; game-to-sign latency
+p50/p99 (goal p99 under 1 s) and its stages; events lost and CPU per machine. `--outage S` (the soak run)
+stops uvicorn for S seconds half-way and SIGKILLs the gateway while it forwards the backlog; events lost
+must stay 0. `--gateway-from DIR` runs the gateway package found in DIR (e.g. an export of an older
+commit), so two versions are compared on one machine, one run after the other.
+
+Game to sign: from the game on the machine to the first server update that includes it, on the gateway
+websocket the signs' publish also feeds: the first carrying the Grand's value sequence that the batch
+applying the game wrote (its ledger entry), or a later one. Its stages, per game, from clocks of one host:
+- poll: the game on the machine until the gateway's general poll takes its 7F (game ended) off the
+  machine's queue. The emulator raises 7E and 7F together, so this is two poll turns of 200 ms (SAS hands
+  out one exception per general poll), and more when exceptions of earlier games are still queued: with
+  gaps drawn from an exponential alone, games follow each other closer than any real spin; `--spin S`
+  makes every gap at least S s (same mean). Printed also in parts: to the 7E, 7E to 7F, and the whole for
+  the games played when nothing was queued;
+- capture: until the event's `at` (the gateway stamps it when it decodes the 7F);
+- forward: until the server's `received_at` (the gateway's store, its forwarder, the POST);
+- engine: until the event's `applied_at` (ingest's commit, its notice to the worker, the worker picking it
+  up, the settle window ENGINE_SETTLE_MILLISECONDS counted from `at`: production's 250 ms unless
+  `--settle-ms` says otherwise);
+- publish: until the update reaches the websocket (the batch's commit, the channel layer, the consumer).
+
+Amount age (the "oldest broadcast held"): every 100 ms, for every machine, how long ago the server moved
+away from the Grand amount the machine displays: 0 while it shows the server's current amount, else the
+time since the server's first amount after the one shown. The server's amounts are taken when they reach
+this process's own gateway websocket, i.e. when the gateway can know them. The broadcast delay is, for
+every server amount and every machine, the time from its arrival here until the machine displays it or
+a later one.
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 from gateway.egm.machine import Egm, EgmConfig
-from gateway.tests.conftest import PtyLine, wait_for
+from gateway.tests.helpers import PtyLine, wait_for
 from tests.gateway_e2e.conftest import GatewayProcess, Running, real_stack, scratch_folder
 
-GRAND_RESET_MC = 100_000_000
-MC_PER_CENT_WAGERED = 10  # the floor's Grand: rate 0.01, no reserve
+GRAND_SAS_LEVEL = 1
 
 
 class TimedEgm(Egm):
     """Remembers when each game was played and counts the polls addressed to it."""
 
-    def __init__(self, config: EgmConfig, now: float) -> None:
+    def __init__(self, config: EgmConfig, now: float, spin: float = 0.0) -> None:
+        self.spin = spin  # the shortest game: no next game starts sooner
         self.played: list[tuple[float, int]] = []  # (monotonic, wager cents)
         self.polls = 0
         self.no_progressive = 0
         self.dropped = 0  # exceptions lost to a full queue (the machine then reports 70)
+        self.taken: list[float] = []  # when the host's general poll took each 7F
+        self.started: list[float] = []  # ... and each 7E
+        self.ahead: list[int] = []  # exceptions already queued when each game was played
+        self.shown: list[tuple[float, int]] = []  # (monotonic, Grand cents) of every broadcast
         super().__init__(config, now)
+
+    def _game_gap(self) -> float:
+        """Gaps of the configured mean, none shorter than a spin: a real game takes seconds, and with an
+        exponential gap alone 12% of this bench's games (mean 3 s) came under 0.4 s after the last."""
+        rate = self.config.games_per_minute
+        if rate <= 0 or not self.spin:
+            return super()._game_gap()
+        return self.spin + self.rng.expovariate(1.0 / max(60.0 / rate - self.spin, 0.001))
+
+    def next_exception(self):
+        report = super().next_exception()
+        if report.code == 0x7F:
+            self.taken.append(time.monotonic())
+        elif report.code == 0x7E:
+            self.started.append(time.monotonic())
+        return report
+
+    def broadcast(self, group: int, levels: dict[int, int], now: float) -> None:
+        super().broadcast(group, levels, now)
+        if group == self.config.group and GRAND_SAS_LEVEL in levels:
+            self.shown.append((now, levels[GRAND_SAS_LEVEL]))
 
     def play(self, bet: int | None = None) -> bool:
         with self.lock:
-            before = len(self.games)
+            before, ahead = len(self.games), len(self.queue)
             done = super().play(bet)
             if done and len(self.games) > before:
+                self.ahead.append(ahead)
                 self.played.append((time.monotonic(), self.games[-1][0] * self.config.denomination))
             return done
 
@@ -60,8 +113,11 @@ class TimedEgm(Egm):
         super().raise_exception(code, data)
 
 
-def updates_listener(url: str, key: str, level: int, seen: list[tuple[float, int]], stop: threading.Event):
-    """(arrival, Grand cents) of every amount the server publishes, on its own gateway connection."""
+def updates_listener(
+    url: str, key: str, level: int, seen: list[tuple[float, int, int]], stop: threading.Event
+):
+    """(arrival, Grand cents, the level's value sequence) of every amount the server publishes, on its own
+    gateway connection."""
     from websockets.sync.client import connect
 
     ws_url = url.replace("http://", "ws://") + f"/ws/gateway/?token={key}"
@@ -79,24 +135,101 @@ def updates_listener(url: str, key: str, level: int, seen: list[tuple[float, int
                     for item in levels:
                         if item["id"] == level:
                             cents = round(float(item["amount_eur"]) * 100)
-                            seen.append((time.monotonic(), cents))
+                            seen.append((time.monotonic(), cents, item.get("seq", -1)))
         except Exception:  # the server is being stopped by --outage: connect again
             stop.wait(0.5)
 
 
-def sign_latencies(egms: list[TimedEgm], seen: list[tuple[float, int]], until: float) -> list[float]:
-    """For each game, seconds until the first update whose Grand amount must include it."""
-    games = sorted(g for egm in egms for g in egm.played if g[0] <= until)
-    updates = [(t, (cents * 1000 - GRAND_RESET_MC) // MC_PER_CENT_WAGERED) for t, cents in seen]
-    latencies, cumulative, u = [], 0, 0
-    for at, wager in games:
-        cumulative += wager
-        while u < len(updates) and (updates[u][1] < cumulative or updates[u][0] < at):
-            u += 1
-        if u == len(updates):
-            break
-        latencies.append(updates[u][0] - at)
-    return latencies
+STAGES = ("poll", "capture", "forward", "engine", "publish")
+# The poll stage in two: to the 7E taken, then to the 7F (one poll turn); and the whole of it for the games
+# played when the machine had no exception queued (the others wait behind the earlier ones, a turn each).
+POLL_PARTS = ("poll 7E", "poll 7F", "poll, nothing queued")
+# The engine stage past the settle window: from the later of the event's arrival and the end of its window
+# to its batch (the worker's own delay: its notice, its turn, the batches before).
+ENGINE_LATE = "engine past window"
+
+
+def game_timings(
+    running: Running, egms: list[TimedEgm], seen: list[tuple[float, int, int]], offset: float, settle: float
+) -> tuple[list[float], dict[str, list[float]]]:
+    """Game-to-sign latencies, and the seconds each game spent in each stage (module docstring).
+
+    A game reaches the signs with the first update carrying the Grand's value sequence its batch wrote
+    (the batch's ledger entry), or a later one. The server's timestamps are wall clock, moved to this
+    process's monotonic clock by `offset` (one host, one clock). The games of a machine that lost one are
+    left out: its events can no longer be told apart from its games by their order."""
+    grand = running.floor["levels"]["sas"]
+    rows = running.postgres.query(
+        "SELECT m.asset_number, extract(epoch FROM e.at)::float8, extract(epoch FROM e.received_at)::float8, "
+        "extract(epoch FROM e.applied_at)::float8, l.level_seq FROM slots_machineevent e "
+        "JOIN slots_slotmachine m ON m.id = e.machine_id "
+        "LEFT JOIN jackpots_contributionbatch b ON b.applied_at = e.applied_at "
+        f"LEFT JOIN jackpots_ledgerentry l ON l.batch_id = b.id AND l.level_id = {grand} "
+        "WHERE e.type = 1 ORDER BY m.asset_number, e.seq"
+    )
+    events: dict[str, list[tuple]] = {}
+    for code, at, received, applied, level_seq in rows:
+        events.setdefault(code, []).append((at - offset, received - offset, applied - offset, level_seq))
+    seqs = [seq for _, _, seq in seen]
+    latencies, stages = [], {name: [] for name in (*STAGES, *POLL_PARTS, ENGINE_LATE)}
+    for code, egm in zip(running.floor["machines"]["sas"], egms, strict=True):
+        if len(events.get(code, [])) != len(egm.played):  # a game lost: which event is which is unknown
+            continue
+        for (played, _), started, taken, ahead, (at, received, applied, level_seq) in zip(
+            egm.played, egm.started, egm.taken, egm.ahead, events.get(code, []), strict=False
+        ):
+            u = len(seen) if level_seq is None else bisect.bisect_left(seqs, level_seq)
+            if u == len(seen):  # played after the last update heard (or not applied): not measured
+                continue
+            marks = (played, taken, at, received, applied, seen[u][0])
+            latencies.append(marks[-1] - played)
+            for name, begin, end in zip(STAGES, marks, marks[1:], strict=False):
+                stages[name].append(end - begin)
+            stages[ENGINE_LATE].append(applied - max(received, at + settle))
+            stages["poll 7E"].append(started - played)
+            stages["poll 7F"].append(taken - started)
+            if not ahead:
+                stages["poll, nothing queued"].append(taken - played)
+    return latencies, stages
+
+
+def amount_ages(samples: list[tuple[float, list[int]]], seen: list[tuple[float, int, int]]) -> list[float]:
+    """For each sample, the oldest amount any machine displayed: how long ago the server moved away from it
+    (0 while a machine shows the server's current amount)."""
+    times, amounts = [t for t, _, _ in seen], [c for _, c, _ in seen]
+    where: dict[int, list[int]] = {}
+    for i, cents in enumerate(amounts):
+        where.setdefault(cents, []).append(i)
+    ages = []
+    for at, shown in samples:
+        i = bisect.bisect_right(times, at) - 1
+        if i < 0:
+            continue
+        oldest = 0.0
+        for cents in set(shown) - {amounts[i]}:
+            indices = where.get(cents, [])
+            k = bisect.bisect_right(indices, i) - 1
+            if k >= 0:  # else the machine shows an amount this process has not heard yet: not old
+                oldest = max(oldest, at - times[indices[k] + 1])
+        ages.append(oldest)
+    return ages
+
+
+def broadcast_delays(
+    egms: list[TimedEgm], seen: list[tuple[float, int, int]], since: float, until: float
+) -> list[float]:
+    """For every server amount heard in [since, until] and every machine: seconds until the machine
+    displayed it or a later one (the Grand only grows in this run)."""
+    delays = []
+    for egm in egms:
+        shown = list(egm.shown)
+        shown_cents = [cents for _, cents in shown]
+        for at, cents, _ in seen:
+            if since <= at <= until:
+                k = bisect.bisect_left(shown_cents, cents)
+                if k < len(shown):
+                    delays.append(shown[k][0] - at)
+    return delays
 
 
 def cpu_seconds(pid: int) -> float:
@@ -105,10 +238,23 @@ def cpu_seconds(pid: int) -> float:
 
 
 def percentile(values: list[float], p: float) -> float:
-    return statistics.quantiles(values, n=100)[int(p) - 1] if len(values) > 1 else float("nan")
+    return (
+        statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1]
+        if len(values) > 1
+        else float("nan")
+    )
 
 
-def emulators(count: int, games_per_minute: float) -> list[TimedEgm]:
+def spread(values: list[float]) -> str:
+    if not values:
+        return "no values"
+    return (
+        f"p50 {percentile(values, 50) * 1000:.0f} ms, p99 {percentile(values, 99) * 1000:.0f} ms, "
+        f"max {max(values) * 1000:.0f} ms"
+    )
+
+
+def emulators(count: int, games_per_minute: float, spin: float) -> list[TimedEgm]:
     machines = []
     for i in range(count):
         config = EgmConfig(
@@ -120,7 +266,7 @@ def emulators(count: int, games_per_minute: float) -> list[TimedEgm]:
             bet_mix=[(1, 3.0), (3, 2.0), (9, 1.0)],
             seed=i,
         )
-        egm = TimedEgm(config, now=time.monotonic())
+        egm = TimedEgm(config, now=time.monotonic(), spin=spin)
         egm.next_game = float("inf")  # no play before the gateway has the sessions
         machines.append(egm)
     return machines
@@ -161,17 +307,20 @@ def report(running: Running, egms: list[TimedEgm], measured: dict) -> None:
     played = {code: len(egm.played) for code, egm in zip(codes, egms, strict=True)}
     lost = sum(max(0, played[c] - stored.get(c, 0)) for c in codes)
     extra = sum(max(0, stored.get(c, 0) - played[c]) for c in codes)
-    wall, oldest, latencies = measured["wall"], measured["oldest"], measured["latencies"]
+    wall, latencies = measured["wall"], measured["latencies"]
     print(f"machines {len(egms)} on {len(egms)} lines, {wall:.0f} s, {sum(played.values())} games")
     print(f"polls per second per machine: {measured['polls'] / wall / len(egms):.2f}")
     print(
-        f"oldest broadcast held: max {max(oldest):.2f} s, p99 {percentile(oldest, 99):.2f} s; "
-        f"exceptions 53: {sum(e.no_progressive for e in egms)}"
+        f"amount age (oldest broadcast held): {spread(measured['ages'])}; longest without a broadcast: "
+        f"max {max(measured['gaps']):.2f} s; exceptions 53: {sum(e.no_progressive for e in egms)}"
     )
+    print(f"broadcast delay, server amount to the machines' displays: {spread(measured['delays'])}")
     print(
-        f"game-to-sign latency: p50 {percentile(latencies, 50) * 1000:.0f} ms, "
-        f"p99 {percentile(latencies, 99) * 1000:.0f} ms ({len(latencies)} games)"
+        f"game-to-sign latency: {spread(latencies)} ({len(latencies)} games; machines that lost one left out)"
     )
+    print("game-to-sign stages:")
+    for name, values in measured["stages"].items():
+        print(f"  {name:20} {spread(values)} ({len(values)} games)")
     print(f"events lost: {lost}; games counted twice: {extra}; rejected: {len(running.gateway.rejected())}")
     print(f"exceptions dropped by full machine queues: {sum(e.dropped for e in egms)}")
     short = {c: played[c] - stored.get(c, 0) for c in codes if played[c] != stored.get(c, 0)}
@@ -184,18 +333,21 @@ def report(running: Running, egms: list[TimedEgm], measured: dict) -> None:
 
 
 def measure(running: Running, egms: list[TimedEgm], args: argparse.Namespace) -> dict:
-    """Plays for `args.seconds` while sampling the broadcasts and listening to the server's updates."""
-    stop, seen, oldest = threading.Event(), [], []
+    """Plays for `args.seconds` while sampling the displays and listening to the server's updates."""
+    stop, seen, samples, gaps = threading.Event(), [], [], []
     key, level = running.floor["key"], running.floor["levels"]["sas"]
     listener = threading.Thread(target=updates_listener, args=(running.stack.url, key, level, seen, stop))
 
     def sample() -> None:
         while not stop.wait(0.1):
-            oldest.append(max(time.monotonic() - e.last_broadcast for e in egms))
+            now = time.monotonic()
+            samples.append((now, [e.displayed[GRAND_SAS_LEVEL] for e in egms]))
+            gaps.append(max(now - e.last_broadcast for e in egms))
 
-    sampler = threading.Thread(target=sample)
     listener.start()
+    sampler = threading.Thread(target=sample)
     sampler.start()
+    offset = time.time() - time.monotonic()
     start, cpu = time.monotonic(), -cpu_seconds(running.gateway.process.pid)
     polls = -sum(e.polls for e in egms)
     for egm in egms:
@@ -217,8 +369,36 @@ def measure(running: Running, egms: list[TimedEgm], args: argparse.Namespace) ->
     stop.set()
     sampler.join()
     listener.join()
-    latencies = sign_latencies(egms, seen, end)
-    return {"wall": end - start, "cpu": cpu, "polls": polls, "oldest": oldest, "latencies": latencies}
+    during = [(at, shown) for at, shown in samples if start <= at <= end]
+    latencies, stages = game_timings(running, egms, seen, offset, args.settle_ms / 1000)
+    return {
+        "wall": end - start,
+        "cpu": cpu,
+        "polls": polls,
+        "ages": amount_ages(during, seen),
+        "gaps": [gap for (at, _), gap in zip(samples, gaps, strict=True) if start <= at <= end],
+        "delays": broadcast_delays(egms, seen, start, end),
+        "latencies": latencies,
+        "stages": stages,
+    }
+
+
+class GatewayFrom(GatewayProcess):
+    """The gateway package of another folder (an export of another commit), for a side-by-side run."""
+
+    def __init__(self, folder: str, *args: object) -> None:
+        self.source = folder
+        super().__init__(*args)
+
+    def start(self) -> GatewayProcess:
+        log = open(self.log, "ab")  # noqa: SIM115 - closed with the process
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gateway", "--config", str(self.config)],
+            cwd=self.source,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        return self
 
 
 def main() -> None:
@@ -226,10 +406,18 @@ def main() -> None:
     parser.add_argument("--machines", type=int, default=64)
     parser.add_argument("--seconds", type=int, default=300)
     parser.add_argument("--games-per-minute", type=float, default=20)
+    parser.add_argument(
+        "--spin", type=float, default=0.0, help="seconds of the shortest game (0: gaps purely exponential)"
+    )
     parser.add_argument("--outage", type=int, default=0, help="seconds the server is stopped half-way")
+    parser.add_argument(
+        "--settle-ms", type=int, default=250, help="the engine's settle window (production's)"
+    )
+    parser.add_argument("--gateway-from", default="", help="a folder holding the gateway package to run")
     args = parser.parse_args()
+    os.environ["ENGINE_SETTLE_MILLISECONDS"] = str(args.settle_ms)  # the tests' default is 0
     with real_stack(args.machines, per_line=1) as running:
-        egms = emulators(args.machines, args.games_per_minute)
+        egms = emulators(args.machines, args.games_per_minute, args.spin)
         devices = {}
         for i, egm in enumerate(egms):
             line = PtyLine([egm])
@@ -237,7 +425,15 @@ def main() -> None:
             running.lines.append(line)
             devices[f"line-{i + 1}"] = line.device
         key = running.floor["key"]
-        running.gateway = GatewayProcess(running.stack.url, key, devices, scratch_folder("bench-gateway-"))
+        folder = scratch_folder("bench-gateway-")
+        if args.gateway_from:
+            running.gateway = GatewayFrom(args.gateway_from, running.stack.url, key, devices, folder)
+        else:
+            running.gateway = GatewayProcess(running.stack.url, key, devices, folder)
+        print(
+            f"gateway from {args.gateway_from or 'this checkout'}; settle window {args.settle_ms} ms; "
+            f"{args.games_per_minute:g} games a minute a machine, none shorter than {args.spin:g} s"
+        )
         running.gateway.start()
         wait_for(lambda: all(e.rte and e.progressive_enabled for e in egms), 60, "sessions and broadcasts")
         report(running, egms, measure(running, egms, args))

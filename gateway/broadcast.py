@@ -2,9 +2,11 @@
 
 The server pushes level amounts over a websocket (expected route in gateway/README.md, modelled on the
 signage protocol). Each line broadcasts its groups' current amounts by LP 86 (or LP 80 per level) every
-`every` seconds, well inside the machines' 5 s rule. When the server has said nothing for `fresh_for`
-seconds the board goes stale and the lines stop broadcasting: the machines then raise exception 53 and
-disable progressive play, which is what a progressive must do when its controller is gone.
+`every` seconds, well inside the machines' 5 s rule, and a changed amount or a hit on its next turn: the
+board wakes the lines that wait, so a machine's display follows the server within milliseconds. When the
+server has said nothing for `fresh_for` seconds the board goes stale and the lines stop broadcasting: the
+machines then raise exception 53 and disable progressive play, which is what a progressive must do when
+its controller is gone.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class ProgressiveBoard:
         self.hits = 0  # bumped on every hit: each line broadcasts at once when it sees a new value
         self.changes = 0  # bumped when a broadcast amount changes: lines send it without waiting a period
         self.lock = threading.Lock()
+        self.news = threading.Condition(self.lock)  # notified with every bump of `hits` or `changes`
 
     def heard_from_server(self, now: float | None = None) -> None:
         self.heard = time.monotonic() if now is None else now
@@ -64,6 +67,7 @@ class ProgressiveBoard:
                 return
             if self.amounts.get(key) != amount:
                 self.changes += 1
+                self.news.notify_all()
             self.amounts[key] = amount
             if reset is not None:
                 self.resets[key] = reset
@@ -84,6 +88,7 @@ class ProgressiveBoard:
             if key is not None:
                 self.amounts[key] = reset
                 self.changes += 1
+                self.news.notify_all()
 
     def hit(self, group: int, level: int) -> None:
         """A machine hit this level: show its reset amount until the server sends the new one."""
@@ -91,6 +96,12 @@ class ProgressiveBoard:
             if (group, level) in self.resets:
                 self.amounts[(group, level)] = self.resets[(group, level)]
             self.hits += 1
+            self.news.notify_all()
+
+    def wait_for_news(self, seen: tuple[int, int], timeout: float) -> None:
+        """Returns once (hits, changes) differ from `seen`, or after `timeout` seconds."""
+        with self.news:
+            self.news.wait_for(lambda: (self.hits, self.changes) != seen, timeout)
 
     def group_amounts(self, group: int, now: float) -> dict[int, int] | None:
         """The group's levels, or None when stale: no broadcast at all is better than a frozen one."""
@@ -104,25 +115,19 @@ class ProgressiveBoard:
 class GroupBroadcaster:
     """One line's broadcasts: the groups of its machines, each by LP 86 or by LP 80 per level."""
 
-    def __init__(
-        self, board: ProgressiveBoard, groups: dict[int, int], every: float = 1.0, min_gap: float = 0.2
-    ) -> None:
+    def __init__(self, board: ProgressiveBoard, groups: dict[int, int], every: float = 1.0) -> None:
         self.board = board
         self.groups = groups  # group -> 0x86 or 0x80
         self.every = every
-        # A changed amount goes out once `min_gap` s passed since the last broadcast, not a whole
-        # period later: the machines' displays follow the signs within a fraction of a second, and a
-        # busy server cannot make the line spend all its time on broadcasts.
-        self.min_gap = min_gap
         self.next_due = 0.0
-        self.last_sent = float("-inf")
         self.hits_seen = 0
         self.changes_seen = 0
 
     def frames_due(self, now: float) -> list[bytes]:
+        """The periodic refresh when due; a changed amount or a hit at once. The line asks once per turn,
+        before its due poll, so however busy the server a poll waits for at most one broadcast."""
         hits, changes = self.board.hits, self.board.changes
-        changed = changes != self.changes_seen and now >= self.last_sent + self.min_gap
-        if hits == self.hits_seen and now < self.next_due and not changed:
+        if (hits, changes) == (self.hits_seen, self.changes_seen) and now < self.next_due:
             return []
         self.hits_seen, self.changes_seen = hits, changes
         frames = []
@@ -136,8 +141,14 @@ class GroupBroadcaster:
                 frames.extend(f.single_broadcast(group, lvl, amt) for lvl, amt in sorted(levels.items()))
         if frames:  # while stale, look again at every step: fresh amounts go out at once
             self.next_due = now + self.every
-            self.last_sent = now
         return frames
+
+    def wait(self, timeout: float) -> None:
+        """The line's idle wait: over after `timeout` s, or as soon as an amount changes or a hit comes."""
+        if not self.groups:  # nothing of ours to broadcast: a change is no reason to wake
+            time.sleep(timeout)
+            return
+        self.board.wait_for_news((self.hits_seen, self.changes_seen), timeout)
 
 
 class ServerChannel:

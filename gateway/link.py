@@ -111,6 +111,8 @@ class LineMachine(Protocol):
 class Broadcaster(Protocol):
     def frames_due(self, now: float) -> list[bytes]: ...
 
+    def wait(self, timeout: float) -> None: ...
+
 
 def check_intervals(machines: list[LineMachine]) -> None:
     for machine in machines:
@@ -166,5 +168,10 @@ class LinePoller:
     def run(self) -> None:
         while not self.stop.is_set():
             due = self.step(time.monotonic())
-            # Wake at least every 100 ms so a broadcast or a stop is never late by more than that.
-            self.stop.wait(max(0.0, min(due - time.monotonic(), 0.1)))
+            # Wake at least every 100 ms so a periodic broadcast or a stop is never late by more than that;
+            # a changed amount or a hit wakes the line at once (the broadcaster's wait).
+            timeout = max(0.0, min(due - time.monotonic(), 0.1))
+            if self.broadcaster is not None:
+                self.broadcaster.wait(timeout)
+            else:
+                self.stop.wait(timeout)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -12,7 +14,7 @@ from gateway.egm.machine import Egm, EgmConfig
 from gateway.host import MachineConfig, MachineHost
 from gateway.link import LinePoller, Link
 from gateway.sas import frames as f
-from gateway.tests.helpers import Recorder, Wire
+from gateway.tests.helpers import Recorder, Wire, wait_for
 
 
 def setup(rte: bool = True, denomination: int = 2, **machine: Any):
@@ -230,15 +232,62 @@ def test_a_repeated_51_makes_one_handpay_lockup_until_the_reset():
     assert statuses == [("handpay_lockup", 50), ("handpay_reset", None), ("handpay_lockup", 60)]
 
 
-def test_a_changed_amount_is_broadcast_after_the_short_gap_not_a_period_later():
+def test_a_changed_amount_is_broadcast_on_the_next_turn_not_after_a_gap_or_a_period():
     board = ProgressiveBoard({17: (1, 1)}, fresh_for=10.0)
     board.set_level(17, 150000)
     board.heard_from_server(0.0)
-    caster = GroupBroadcaster(board, {1: 0x86}, every=1.0, min_gap=0.2)
+    caster = GroupBroadcaster(board, {1: 0x86}, every=1.0)
     assert caster.frames_due(0.0) == [f.multi_broadcast(1, {1: 150000})]
     board.set_level(17, 150001)
-    assert caster.frames_due(0.1) == []  # inside the gap since the last broadcast
-    assert caster.frames_due(0.2) == [f.multi_broadcast(1, {1: 150001})]  # not at 1.0
+    assert caster.frames_due(0.01) == [f.multi_broadcast(1, {1: 150001})]  # not at 0.2, nor at 1.0
     board.set_level(17, 150001)  # the same amount again is no change
     assert caster.frames_due(0.5) == []
-    assert caster.frames_due(1.2) == [f.multi_broadcast(1, {1: 150001})]  # the periodic one
+    assert caster.frames_due(1.01) == [f.multi_broadcast(1, {1: 150001})]  # the periodic one
+
+
+class ClockedWire(Wire):
+    """A wire that notes the real time of every frame the host sends."""
+
+    def send(self, frame: bytes, wakeup: bool = True) -> None:
+        self.now = time.monotonic()
+        super().send(frame, wakeup)
+
+
+def test_an_idle_line_broadcasts_a_change_at_once_not_at_its_next_wake():
+    board = ProgressiveBoard({17: (1, 1)}, fresh_for=60.0)
+    board.set_level(17, 150000)
+    board.heard_from_server()
+    egm = Egm(EgmConfig(address=3, group=1, levels=[1]))
+    wire = ClockedWire(egm)
+    host = MachineHost(MachineConfig("VEN-0007", 3, 1, group=1, levels={1: 17}, interval=5.0), Recorder())
+    poller = LinePoller(Link(wire, 0.01, 0.01), [host], GroupBroadcaster(board, {1: 0x86}, every=5.0))
+    thread = threading.Thread(target=poller.run)
+    thread.start()
+    try:
+        wait_for(lambda: egm.displayed[1] == 150000, 5.0, "the first broadcast")
+        # Right after a broadcast, the line is idle for seconds: its machine and its refresh are 5 s away.
+        changed = time.monotonic()
+        board.set_level(17, 150001)
+        wait_for(lambda: egm.displayed[1] == 150001, 5.0, "the changed amount")
+        sent = next(at for at, frame in wire.sent if frame == f.multi_broadcast(1, {1: 150001}))
+    finally:
+        poller.stop.set()
+        thread.join()
+    assert sent - changed < 0.1  # the old line waited 0.2 s after its last broadcast, and woke every 0.1 s
+
+
+def test_the_broadcasters_wait_ends_with_a_change_of_amount_or_a_hit():
+    board = ProgressiveBoard({17: (1, 1)}, fresh_for=60.0)
+    board.set_level(17, 150000, reset=100000)
+    board.heard_from_server()
+    caster = GroupBroadcaster(board, {1: 0x86}, every=5.0)
+    caster.frames_due(time.monotonic())
+    for news in (lambda: board.set_level(17, 150001), lambda: board.hit(1, 1)):
+        threading.Timer(0.05, news).start()
+        started = time.monotonic()
+        caster.wait(10.0)
+        assert time.monotonic() - started < 5.0
+        assert len(caster.frames_due(time.monotonic())) == 1
+    started = time.monotonic()
+    caster.wait(0.2)  # nothing new: the whole timeout
+    assert time.monotonic() - started >= 0.2

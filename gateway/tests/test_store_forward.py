@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,24 @@ def test_run_loop_keeps_retrying_until_the_server_answers(store_path):
         store.close()
         if server:
             server.close()
+
+
+def test_an_event_stored_while_the_forwarder_idles_is_sent_at_once_not_at_its_next_round(store_path, server):
+    store = EventStore(store_path)
+    forwarder = Forwarder(store, server.url, "gw-key")
+    thread = threading.Thread(target=forwarder.run, kwargs={"idle": 30.0}, daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.3)  # the forwarder found nothing to send and waits
+        seq = store.put("NOG-0101", game(1))
+        wait_for(lambda: store.backlog() == 0, timeout=5.0, what="the event to be sent")  # not in 30 s
+        assert stored_keys(server) == [("NOG-0101", seq)]
+    finally:
+        forwarder.stop.set()
+        store.arrived.set()  # wakes its idle wait
+        thread.join(timeout=5)
+        forwarder.close()
+        store.close()
 
 
 FORWARD_CHILD = """
