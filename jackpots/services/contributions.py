@@ -183,7 +183,8 @@ def settled_before(now: dt.datetime) -> dt.datetime:
 
 
 # The pick, in the claim turn: the settled queue rows earliest in play order (slots.PendingEvent, indexed on
-# (at, machine_id, seq)), locked; SKIP LOCKED passes over those another batch picked.
+# (at, machine_id, seq)), locked; SKIP LOCKED passes over those another batch picked. The queue's trigger
+# inserts each statement's rows in that order, so the walk reads the queue's pages in sequence.
 _PICK_SQL = """
 SELECT event_id FROM slots_pendingevent WHERE at <= %s
 ORDER BY at, machine_id, seq LIMIT %s FOR UPDATE SKIP LOCKED
