@@ -183,7 +183,8 @@ def settled_before(now: dt.datetime) -> dt.datetime:
 
 
 # The pick, in the claim turn: the settled queue rows earliest in play order (slots.PendingEvent, indexed on
-# (at, machine_id, seq)), locked; SKIP LOCKED passes over those another batch picked.
+# (at, machine_id, seq)), locked; SKIP LOCKED passes over those another batch picked. The queue's trigger
+# inserts each statement's rows in that order, so the walk reads the queue's pages in sequence.
 _PICK_SQL = """
 SELECT event_id FROM slots_pendingevent WHERE at <= %s
 ORDER BY at, machine_id, seq LIMIT %s FOR UPDATE SKIP LOCKED
@@ -203,18 +204,18 @@ _SEATS_WAIT_SQL = "SELECT pg_advisory_xact_lock_shared(%s, seat::int) FROM unnes
 # The mark, outside the turn: the picked rows leave the queue and their events are marked in the same
 # statement. No index of the events table mentions ``pending``, so the mark is an in-place (HOT) update
 # where the page has room. ``AND e.pending`` drops a queued id whose event was cleared otherwise. ``at``
-# leaves as integer microseconds (see ``Claimed``); PostgreSQL sorts the rows in play order.
+# leaves as integer microseconds (see ``Claimed``). The rows come back in the events table's order: ``_mark``
+# puts them back in the pick's, the order of play, cheaper than a sort here. The ids reach the DELETE through
+# a subquery, so the planner, not knowing how many, looks each up in the queue's primary key: given the
+# count it scans the whole queue once it holds tens of thousands (a burst), 2 ms more per 5,000-event batch.
 _MARK_SQL = """
 WITH dequeued AS (
-    DELETE FROM slots_pendingevent WHERE event_id = ANY(%s::bigint[]) RETURNING event_id
-), marked AS (
-    UPDATE slots_machineevent e SET pending = false, applied_at = %s
-    WHERE e.id = ANY(ARRAY(SELECT event_id FROM dequeued)) AND e.pending
-    RETURNING e.id, e.machine_id, e.type, e.wager_cents, e.is_max_bet, e.level_id, e.amount_cents, e.at,
-        e.seq, (extract(epoch FROM e.at) * 1000000)::bigint AS at_us
+    DELETE FROM slots_pendingevent WHERE event_id = ANY(ARRAY(SELECT unnest(%s::bigint[]))) RETURNING event_id
 )
-SELECT id, machine_id, type, wager_cents, is_max_bet, level_id, amount_cents, at_us, seq
-FROM marked ORDER BY at, machine_id, seq
+UPDATE slots_machineevent e SET pending = false, applied_at = %s
+WHERE e.id = ANY(ARRAY(SELECT event_id FROM dequeued)) AND e.pending
+RETURNING e.id, e.machine_id, e.type, e.wager_cents, e.is_max_bet, e.level_id, e.amount_cents,
+    (extract(epoch FROM e.at) * 1000000)::bigint, e.seq
 """
 _COLUMNS = ["id", "machine_id", "type", "wager_cents", "is_max_bet", "level_id", "amount_cents", "at", "seq"]
 
@@ -276,7 +277,13 @@ def _pick(size: int) -> tuple[ContributionBatch, list[int], _Seat | None]:
 
 
 def _mark(ids: list[int], at: dt.datetime) -> list[Claimed]:
-    return list(map(Claimed._make, _sql(_MARK_SQL, [ids, at])))
+    """Dequeues and marks the picked events; returns those still pending, in the order of ``ids``.
+
+    The ids travel as one array literal: the driver's list adapter takes 2 ms to write 5,000 of them, a join
+    0.4 ms."""
+    literal = "{" + ",".join(map(str, ids)) + "}"
+    marked = {row[0]: row for row in _sql(_MARK_SQL, [literal, at])}
+    return [Claimed._make(marked[event_id]) for event_id in ids if event_id in marked]
 
 
 def _claim_sqlite(size: int, at: dt.datetime) -> list[Claimed]:

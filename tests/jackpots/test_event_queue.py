@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db import connection
 from django.utils import timezone
@@ -28,6 +30,22 @@ def test_events_stored_pending_are_queued_in_the_same_statement(linked) -> None:
 
     queued = sorted(PendingEvent.objects.values_list("event_id", flat=True))
     assert queued == sorted(event.pk for event in stored[:30])
+
+
+def test_a_statement_queues_its_events_in_the_order_of_play(linked) -> None:
+    # Four machines' games played at the same instant and stored round-robin: the order of play takes them
+    # machine by machine, and the queue's rows lie in that order, so a pick walks its pages in sequence.
+    _, machines, _ = linked
+    at = timezone.now() - timedelta(seconds=1)
+    games = [GameEventFactory.build(machine=machines[i % 4], seq=i + 1, at=at) for i in range(40)]
+    stored = MachineEvent.objects.bulk_create(games)
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT event_id FROM slots_pendingevent ORDER BY ctid")
+        laid_out = [row[0] for row in cursor.fetchall()]
+    in_play = sorted(stored, key=lambda event: (event.at, event.machine_id, event.seq))
+    assert laid_out == [event.pk for event in in_play]
+    assert laid_out != [event.pk for event in stored]
 
 
 def test_applying_empties_the_queue_and_marks_every_event_in_place(linked) -> None:
