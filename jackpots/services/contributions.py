@@ -111,11 +111,6 @@ class Feed(NamedTuple):
     mystery: bool
 
 
-def play_order(event: Claimed) -> tuple[int, int, int]:
-    """An event's place in the order of play: its time, then its machine, then its seq."""
-    return event.at_us, event.machine_id, event.seq
-
-
 def contributions_apply(batch_size: int | None = None, before_commit: BeforeCommit | None = None) -> int:
     """Applies pending events batch by batch until none is left. Returns the number of events applied."""
     size = batch_size or settings.CONTRIBUTIONS_BATCH_SIZE
