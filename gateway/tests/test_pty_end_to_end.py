@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 from gateway.app import Gateway, GatewayConfig, parse_config
 from gateway.egm.machine import COIN_OUT, Egm, EgmConfig
-from gateway.tests.helpers import wait_for
-
-
-class RecordingChannel:
-    """Stands in for the server's websocket: keeps what the gateway sends it."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.stop = threading.Event()
-
-    def run(self) -> None:
-        return None
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
+from gateway.tests.helpers import SentMessages, wait_for
 
 
 def make_gateway(device: str, store: str, rte: bool = True) -> Gateway:
@@ -54,7 +39,7 @@ def make_gateway(device: str, store: str, rte: bool = True) -> Gateway:
         }
     )
     gateway = Gateway(config)
-    gateway.channel = RecordingChannel()  # type: ignore[assignment]
+    gateway.channel = SentMessages()  # type: ignore[assignment]
     gateway.board.set_level(17, 150000, reset=100000)
     gateway.board.set_level(18, 5000, reset=2000)
     gateway.board.heard_from_server()
