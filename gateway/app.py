@@ -194,6 +194,9 @@ class GatewayCallbacks(Callbacks):
     def settled(self, machine: str, kind: str) -> None:
         self.gateway.store.settled(machine, kind)
 
+    def last_meters(self, machine: str) -> dict[str, int] | None:
+        return self.gateway.store.last_meters(machine)
+
     def award_received(self, machine: str, award: dict[str, Any]) -> bool:
         new = self.gateway.store.award_add(machine, award)
         if not new or award["state"] == "done":  # a known award: its outcome again, if it has one

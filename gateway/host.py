@@ -132,6 +132,10 @@ class Callbacks:
     def kept(self, machine: str) -> dict[str, bytes]:
         return {}
 
+    def last_meters(self, machine: str) -> dict[str, int] | None:
+        """The meters of the machine's last `meters` event (the gateway keeps them with it)."""
+        return None
+
 
 class MachineHost:
     def __init__(self, config: MachineConfig, callbacks: Callbacks) -> None:
@@ -150,7 +154,8 @@ class MachineHost:
         self.next_meters = float("inf")  # the session start reads them; then every meters_every
         # Credits of the game started (7E) and not yet ended, kept by the callbacks (on disk in the gateway)
         self.wager: int | None = callbacks.open_game(config.code)
-        self.meters: dict[str, int] | None = None
+        # The last meters read (cents), kept with their event: games from deltas count from there
+        self.meters: dict[str, int] | None = callbacks.last_meters(config.code)
         self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
         # The last answers whose handling went to disk, maybe not acknowledged by the machine: the previous
         # process may have died before the ACK, so this one's first answer of each kind can be that again.
@@ -333,6 +338,10 @@ class MachineHost:
                 )
             )
         elif code == 0x56 or (code == 0x54 and self.config.wins_lp == f.LP_PROGRESSIVE_WIN):
+            if not self.config.rte:
+                # The game that won was not reported (no 7E/7F): the meters read first post it from their
+                # deltas, so it comes before its jackpot in the machine's seq order, as the server needs.
+                self.pending.append(self.meters_poll())
             self.pending.append(self.wins_poll())
         elif code == 0x7C:
             self.on_bonus_exception(report)
@@ -375,18 +384,23 @@ class MachineHost:
             for code, name in METER_CODES.items()
             if code in raw
         }
+        events = []
         if not self.config.rte and self.meters is not None:
-            self.game_from_deltas(self.meters, meters)
+            events += self.game_from_deltas(self.meters, meters)
         self.meters = meters
-        self.emit("meters", meters=meters)
+        # The game and the meters it counts from in one transaction: a restart neither repeats nor
+        # loses it (the store keeps these meters as the next read's starting point).
+        events.append(self.event("meters", meters=meters))
+        self.out.answer_events(self.config.code, events, self._take_key())
 
-    def game_from_deltas(self, before: dict[str, int], after: dict[str, int]) -> None:
+    def game_from_deltas(self, before: dict[str, int], after: dict[str, int]) -> list[dict[str, Any]]:
         """Without real-time events: what was wagered and won since the last read, as one game event."""
         wagered = after.get("coin_in", 0) - before.get("coin_in", 0)
         won = after.get("coin_out", 0) - before.get("coin_out", 0)
         if wagered > 0 and won >= 0:  # a decrease is a rollover or a reset: the server flags those
             games = after.get("games_played", 0) - before.get("games_played", 0)
-            self.emit("game", wager=wagered, win=won, games=games)
+            return [self.event("game", wager=wagered, win=won, games=games)]
+        return []
 
     def on_handpay(self, info: f.HandpayInfo) -> None:
         self.in_handpay = True

@@ -19,6 +19,7 @@ CREATE TABLE IF NOT EXISTS open_game (machine TEXT PRIMARY KEY, credits INTEGER 
 CREATE TABLE IF NOT EXISTS kept_answer (machine TEXT NOT NULL, kind TEXT NOT NULL, answer BLOB NOT NULL,
                                         PRIMARY KEY (machine, kind));
 CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY CHECK (id = 1), stopped_cleanly INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS last_meters (machine TEXT PRIMARY KEY, meters TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS award (award INTEGER PRIMARY KEY, machine TEXT NOT NULL, amount INTEGER NOT NULL,
                                   credits INTEGER NOT NULL, state TEXT NOT NULL, before INTEGER,
                                   status TEXT, paid INTEGER, answered INTEGER NOT NULL DEFAULT 0);
@@ -57,6 +58,13 @@ class EventStore:
                     "ON CONFLICT (machine) DO UPDATE SET seq = excluded.seq",
                     (machine, last + len(events)),
                 )
+                for event in events:  # where the next read's deltas count from (games without 7E/7F)
+                    if event.get("type") == "meters":
+                        self.db.execute(
+                            "INSERT INTO last_meters (machine, meters) VALUES (?, ?) "
+                            "ON CONFLICT (machine) DO UPDATE SET meters = excluded.meters",
+                            (machine, json.dumps(event["meters"])),
+                        )
                 self.db.executemany(
                     "INSERT INTO outbox (body) VALUES (?)",
                     [
@@ -110,6 +118,11 @@ class EventStore:
     def settled(self, machine: str, kind: str) -> None:
         with self.lock:
             self.db.execute("DELETE FROM kept_answer WHERE machine = ? AND kind = ?", (machine, kind))
+
+    def last_meters(self, machine: str) -> dict[str, int] | None:
+        with self.lock:
+            row = self.db.execute("SELECT meters FROM last_meters WHERE machine = ?", (machine,)).fetchone()
+        return json.loads(row[0]) if row else None
 
     def open_game(self, machine: str) -> int | None:
         with self.lock:
