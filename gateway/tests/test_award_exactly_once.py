@@ -8,11 +8,15 @@ a gateway killed after the machine credited it and before the result reached the
 from __future__ import annotations
 
 import random
+import threading
 from collections import Counter
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from gateway.app import GatewayChannel
+from gateway.broadcast import ProgressiveBoard
 from gateway.egm.machine import Egm, EgmConfig
 from gateway.host import MachineConfig, MachineHost
 from gateway.link import QUIET_RESTART, LinePoller, Link
@@ -166,6 +170,25 @@ def test_the_result_is_sent_again_until_the_server_recorded_it_and_an_answered_a
     assert channel.sent == [result, result]
     assert not callbacks.award_received("M1", award)  # sent again by the server: known, answered again
     assert channel.sent == [result, result, result] and store.awards_open("M1") == []
+    store.close()
+
+
+def test_the_server_channel_sends_results_on_connect_until_recorded_or_refused(store_path):
+    store, sent = EventStore(store_path), SentMessages()
+    gateway = SimpleNamespace(
+        board=ProgressiveBoard({}, 10.0), command=None, store=store, map_due=threading.Event()
+    )
+    gateway.callbacks = store_callbacks(store, sent)
+    channel = GatewayChannel("ws://unused", gateway)  # type: ignore[arg-type]
+    for award in (3, 4):
+        store.award_add("M1", {"award": award, "amount": 500, "credits": 50, "state": "new"})
+        store.award_save("M1", {"award": award, "state": "done", "status": "paid", "paid": 500})
+    channel.connected()
+    assert [m["award"] for m in sent.sent] == [3, 4] and gateway.map_due.is_set()
+    channel.handle({"type": "award_recorded", "award": 3, "status": "paid", "paid": 500})
+    channel.handle({"type": "error", "error": "award_answered", "detail": "Answered before.", "award": 4})
+    channel.connected()
+    assert [m["award"] for m in sent.sent] == [3, 4]  # nothing more to send
     store.close()
 
 
