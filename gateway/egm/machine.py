@@ -62,6 +62,7 @@ class HandpayPending:
     info: f.HandpayInfo
     kind: str  # "progressive" or "bonus"
     credits: int
+    tax_status: int = 0  # of the legacy bonus paid at the reset
     read: bool = False
     last_raised: float | None = None  # set by the first tick after the handpay began
 
@@ -99,6 +100,7 @@ class Egm:
         self.handpay: HandpayPending | None = None
         self.last_bonus = f.LegacyBonusWin(0, 0, 0, 0)
         self.bonus_meters = [0, 0, 0]  # credits paid by LP 8A per tax status (LP 9A), at the payment
+        self.bonus_tax = 0  # the tax status of the bonus being paid
         self.next_game = now + self._game_gap()
         self.games: list[tuple[int, int]] = []  # (wager, win) credits of every game played, for tests
 
@@ -212,8 +214,8 @@ class Egm:
                 self.raise_exception(0x54)
             return True
 
-    def enter_handpay(self, info: f.HandpayInfo, kind: str, credits: int) -> None:
-        self.handpay = HandpayPending(info, kind, credits)
+    def enter_handpay(self, info: f.HandpayInfo, kind: str, credits: int, tax_status: int = 0) -> None:
+        self.handpay = HandpayPending(info, kind, credits, tax_status)
         self.raise_exception(0x51)
 
     def reset_handpay(self) -> bool:
@@ -228,22 +230,24 @@ class Egm:
             self.handpay = None
             self.raise_exception(0x52)
             if hp.kind == "bonus":
+                self.bonus_tax = hp.tax_status
                 self._bonus_paid(hp.credits)
             return True
 
-    def _bonus_paid(self, credits: int, tax_status: int = 0) -> None:
-        self.bonus_meters[tax_status] += credits
-        self.last_bonus = f.LegacyBonusWin(0, 0, tax_status, credits)
+    def _bonus_paid(self, credits: int) -> None:
+        self.bonus_meters[self.bonus_tax] += credits
+        self.last_bonus = f.LegacyBonusWin(0, 0, self.bonus_tax, credits)
         self.raise_exception(0x7C, f.legacy_bonus_win_data(self.last_bonus))
 
     def legacy_bonus(self, credits: int, tax_status: int = 0) -> None:
         with self.lock:
             if credits * self.config.denomination > self.config.handpay_limit:
                 info = f.HandpayInfo(0, f.HANDPAY_NON_PROGRESSIVE, credits * self.config.denomination)
-                self.enter_handpay(info, "bonus", credits)
+                self.enter_handpay(info, "bonus", credits, tax_status)
             else:
                 self.meters[COIN_OUT] += credits  # credited to the player like any win
-                self._bonus_paid(credits, tax_status)
+                self.bonus_tax = tax_status
+                self._bonus_paid(credits)
 
     # --- doors and power -------------------------------------------------------------------------------
 

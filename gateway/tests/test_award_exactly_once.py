@@ -35,9 +35,9 @@ class BonusEgm(Egm):
         self.bonuses: list[int] = []
         super().__init__(config, now)
 
-    def _bonus_paid(self, credits: int, *tax_status: int) -> None:
+    def _bonus_paid(self, credits: int) -> None:
         self.bonuses.append(credits)
-        super()._bonus_paid(credits, *tax_status)
+        super()._bonus_paid(credits)
 
 
 def machine(rte: bool) -> MachineConfig:
