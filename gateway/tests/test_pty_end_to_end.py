@@ -128,6 +128,28 @@ def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path)
         gateway.stop()
 
 
+def test_a_hit_on_a_machine_without_rte_arrives_as_its_game_then_the_jackpot_over_a_pty(pty_line, store_path):
+    egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[1, 2], handpay_limit=120000, seed=7))
+    line = pty_line([egm])
+    gateway = make_gateway(line.device, store_path, rte=False)
+    gateway.start(forward=False)
+    try:
+        host = gateway.hosts["NOG-0101"]
+        # Past the session start (its meters, then its wins read): a game and its hit, both in the time
+        # between two polls, would fall between those two reads (README, "From SAS to events").
+        wait_for(
+            lambda: egm.progressive_enabled and events(gateway, "meters") and not host.pending, what="start"
+        )
+        assert egm.play(4) and egm.hit(2)
+        wait_for(lambda: events(gateway, "jackpot"), what="the hit")
+        posted = [
+            (e["type"], e.get("wager"), e.get("level")) for e in events(gateway) if e["type"] != "meters"
+        ]
+    finally:
+        gateway.stop()
+    assert posted == [("game", 200, None), ("jackpot", None, 18)]  # the server's order: game, then its hit
+
+
 def _two_machines_config(device: str, store: str) -> GatewayConfig:
     """NOG-0101 (address 1) reports its games one by one (RTE); NOG-0102 (address 2) only in meters."""
     timing = {"wakeup": "none", "first_byte": 0.2, "gap": 0.1}
