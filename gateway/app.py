@@ -213,9 +213,12 @@ class GatewayCallbacks(Callbacks):
 
     def send_results(self, award: int | None = None) -> None:
         """`award_result` from the store: of `award`, or every one the server has not acknowledged."""
+        for result in self.gateway.store.award_results(award):
+            self.award_done(result.pop("machine"), result)
+
+    def award_done(self, machine: str, result: dict[str, Any]) -> None:
         if self.gateway.channel is not None:
-            for message in self.gateway.store.award_results(award):
-                self.gateway.channel.send(message)
+            self.gateway.channel.send({"type": "award_result", "machine": machine, **result})
 
 
 class GatewayChannel(ServerChannel):

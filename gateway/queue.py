@@ -178,7 +178,7 @@ class EventStore:
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
     def award_results(self, award: int | None = None) -> list[dict[str, Any]]:
-        """`award_result` messages: of `award` if it has an outcome, else every one the server has not
+        """Outcomes to tell the server: of `award` if it has one, else every one the server has not
         acknowledged yet."""
         where, args = ("award = ?", (award,)) if award is not None else ("answered = 0", ())
         with self.lock:
@@ -188,7 +188,7 @@ class EventStore:
                 args,
             ).fetchall()
         keys = ("award", "machine", "amount", "status", "paid")
-        return [{"type": "award_result", **dict(zip(keys, row, strict=True))} for row in rows]
+        return [dict(zip(keys, row, strict=True)) for row in rows]
 
     def award_answered(self, award: int) -> None:
         """The server recorded the award's result: it is no longer sent (the row stays, so an award
