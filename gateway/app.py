@@ -194,9 +194,53 @@ class GatewayCallbacks(Callbacks):
     def settled(self, machine: str, kind: str) -> None:
         self.gateway.store.settled(machine, kind)
 
-    def award_done(self, machine: str, award: dict[str, Any]) -> None:
+    def last_meters(self, machine: str) -> dict[str, int] | None:
+        return self.gateway.store.last_meters(machine)
+
+    def award_received(self, machine: str, award: dict[str, Any]) -> bool:
+        new = self.gateway.store.award_add(machine, award)
+        if not new or award["state"] == "done":  # a known award: its outcome again, if it has one
+            self.send_results(award["award"])
+        return new
+
+    def award_saved(self, machine: str, award: dict[str, Any], kept: Kept | None = None) -> None:
+        self.gateway.store.award_save(machine, award, kept)
+        if award["state"] == "done":
+            self.send_results(award["award"])
+
+    def awards(self, machine: str) -> list[dict[str, Any]]:
+        return self.gateway.store.awards_open(machine)
+
+    def send_results(self, award: int | None = None) -> None:
+        """`award_result` from the store: of `award`, or every one the server has not acknowledged."""
+        for result in self.gateway.store.award_results(award):
+            self.award_done(result.pop("machine"), result)
+
+    def award_done(self, machine: str, result: dict[str, Any]) -> None:
         if self.gateway.channel is not None:
-            self.gateway.channel.send({"type": "award_result", "machine": machine, **award})
+            self.gateway.channel.send({"type": "award_result", "machine": machine, **result})
+
+
+class GatewayChannel(ServerChannel):
+    """The server channel, with the awards' answers kept in the store until the server recorded them."""
+
+    def __init__(self, url: str, gateway: Gateway) -> None:
+        super().__init__(url, gateway.board, gateway.command, self.connected)
+        self.gateway = gateway
+
+    def connected(self) -> None:
+        self.gateway.map_due.set()  # the machine map may have changed meanwhile
+        self.gateway.callbacks.send_results()
+
+    def handle(self, message: dict[str, Any]) -> None:
+        kind, award = message.get("type"), message.get("award")
+        if kind == "award_recorded" and isinstance(award, int):
+            self.gateway.store.award_answered(award)
+        elif kind == "error" and isinstance(award, int):
+            # Refused (the sentence says why): sent again it would be refused again; a person looks.
+            log.error("the server refused the result of award %d: %s", award, message.get("detail"))
+            self.gateway.store.award_answered(award)
+        super().handle(message)
 
 
 class Gateway:
@@ -207,12 +251,8 @@ class Gateway:
         self.map_due = threading.Event()  # set on every reconnect of the channel: fetch the map again
         self.map_ok = config.source == "file"
         self.stop_event = threading.Event()
-        self.channel = (
-            ServerChannel(config.websocket, self.board, self.command, self.map_due.set)
-            if config.websocket
-            else None
-        )
         self.callbacks = GatewayCallbacks(self)
+        self.channel = GatewayChannel(config.websocket, self) if config.websocket else None
         self.hosts: dict[str, MachineHost] = {}
         self.pollers: dict[str, LinePoller] = {}  # by device
         self.broadcasters: dict[str, GroupBroadcaster] = {}
@@ -282,7 +322,10 @@ class Gateway:
             log.error("command for unknown machine: %s", message)
             return
         if message["type"] == "award":
-            host.award({"award": message.get("award"), "amount": int(message["amount"])})
+            if not isinstance(message.get("award"), int) or not isinstance(message.get("amount"), int):
+                log.error("award without an integer id and amount: %s", message)
+                return
+            host.award({"award": message["award"], "amount": message["amount"]})
         else:
             host.handpay_reset()
 

@@ -77,6 +77,11 @@ def exception_key(report: ExceptionReport) -> Kept:
     return "exception", bytes([report.code]) + report.data
 
 
+def award_result(award: dict[str, Any]) -> dict[str, Any]:
+    """What the server is told of an award with an outcome (the machine code is added by the sender)."""
+    return {key: award[key] for key in ("award", "amount", "status", "paid")}
+
+
 def wins_of(answer: f.ProgressiveWin | f.ProgressiveWins) -> list[tuple[int, int]]:
     """(SAS level, cents) of each win an LP 85/87 answer reports; LP 85's level 0 is none."""
     if isinstance(answer, f.ProgressiveWin):
@@ -99,7 +104,23 @@ class Callbacks:
 
     def progressive_hit(self, group: int, level: int) -> None: ...
 
-    def award_done(self, machine: str, award: dict[str, Any]) -> None: ...
+    def award_done(self, machine: str, result: dict[str, Any]) -> None:
+        """Tell the server an award's outcome (`award_result`)."""
+
+    def award_received(self, machine: str, award: dict[str, Any]) -> bool:
+        """Keep a new award; False when it is known already (the server sent it again)."""
+        if award["state"] == "done":
+            self.award_done(machine, award_result(award))
+        return True
+
+    def award_saved(self, machine: str, award: dict[str, Any], kept: Kept | None = None) -> None:
+        """An award's new state, kept with `kept`; once `done`, its outcome goes to the server."""
+        if award["state"] == "done":
+            self.award_done(machine, award_result(award))
+
+    def awards(self, machine: str) -> list[dict[str, Any]]:
+        """Awards without an outcome, oldest first (kept on disk by the gateway across a restart)."""
+        return []
 
     def open_game_set(self, machine: str, credits: int | None, kept: Kept | None = None) -> None: ...
 
@@ -111,6 +132,10 @@ class Callbacks:
     def kept(self, machine: str) -> dict[str, bytes]:
         return {}
 
+    def last_meters(self, machine: str) -> dict[str, int] | None:
+        """The meters of the machine's last `meters` event (the gateway keeps them with it)."""
+        return None
+
 
 class MachineHost:
     def __init__(self, config: MachineConfig, callbacks: Callbacks) -> None:
@@ -120,13 +145,17 @@ class MachineHost:
         self.next_due = 0.0
         self.out = callbacks
         self.pending: deque[Poll] = deque()  # filled from other threads too: deque ops are atomic
-        self.awards: deque[dict[str, Any]] = deque()  # sent by LP 8A, waiting for their 7C
+        # Awards without an outcome, oldest first, paid one at a time (award_step). The server channel's
+        # thread appends to it.
+        self.awards: deque[dict[str, Any]] = deque(callbacks.awards(config.code))
+        self.award_asked: tuple[Any, str] | None = None  # (award, state) whose poll is queued
         self.up = False
         self.last_answer = 0.0
         self.next_meters = float("inf")  # the session start reads them; then every meters_every
         # Credits of the game started (7E) and not yet ended, kept by the callbacks (on disk in the gateway)
         self.wager: int | None = callbacks.open_game(config.code)
-        self.meters: dict[str, int] | None = None
+        # The last meters read (cents), kept with their event: games from deltas count from there
+        self.meters: dict[str, int] | None = callbacks.last_meters(config.code)
         self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
         # The last answers whose handling went to disk, maybe not acknowledged by the machine: the previous
         # process may have died before the ACK, so this one's first answer of each kind can be that again.
@@ -139,6 +168,8 @@ class MachineHost:
     def next_poll(self, now: float) -> Poll:
         # While the link is down only general polls go out: a queued command waits for the machine
         # instead of being spent on silence.
+        if self.awards and self.up:
+            self.award_step()
         if self.pending and self.up:
             return self.pending.popleft()
         if now >= self.next_meters:
@@ -170,6 +201,7 @@ class MachineHost:
             # Wins the machine still holds: a 56 acknowledged by a process that died before reading them
             first.append(self.wins_poll())
         self.pending.extendleft(reversed(first))
+        self.award_asked = None  # the award in hand is looked at again: its queued poll may be lost
 
     # --- polls -------------------------------------------------------------------------------
 
@@ -306,6 +338,10 @@ class MachineHost:
                 )
             )
         elif code == 0x56 or (code == 0x54 and self.config.wins_lp == f.LP_PROGRESSIVE_WIN):
+            if not self.config.rte:
+                # The game that won was not reported (no 7E/7F): the meters read first post it from their
+                # deltas, so it comes before its jackpot in the machine's seq order, as the server needs.
+                self.pending.append(self.meters_poll())
             self.pending.append(self.wins_poll())
         elif code == 0x7C:
             self.on_bonus_exception(report)
@@ -348,18 +384,23 @@ class MachineHost:
             for code, name in METER_CODES.items()
             if code in raw
         }
+        events = []
         if not self.config.rte and self.meters is not None:
-            self.game_from_deltas(self.meters, meters)
+            events += self.game_from_deltas(self.meters, meters)
         self.meters = meters
-        self.emit("meters", meters=meters)
+        # The game and the meters it counts from in one transaction: a restart neither repeats nor
+        # loses it (the store keeps these meters as the next read's starting point).
+        events.append(self.event("meters", meters=meters))
+        self.out.answer_events(self.config.code, events, self._take_key())
 
-    def game_from_deltas(self, before: dict[str, int], after: dict[str, int]) -> None:
+    def game_from_deltas(self, before: dict[str, int], after: dict[str, int]) -> list[dict[str, Any]]:
         """Without real-time events: what was wagered and won since the last read, as one game event."""
         wagered = after.get("coin_in", 0) - before.get("coin_in", 0)
         won = after.get("coin_out", 0) - before.get("coin_out", 0)
         if wagered > 0 and won >= 0:  # a decrease is a rollover or a reset: the server flags those
             games = after.get("games_played", 0) - before.get("games_played", 0)
-            self.emit("game", wager=wagered, win=won, games=games)
+            return [self.event("game", wager=wagered, win=won, games=games)]
+        return []
 
     def on_handpay(self, info: f.HandpayInfo) -> None:
         self.in_handpay = True
@@ -410,34 +451,130 @@ class MachineHost:
     # --- legacy bonus (mystery awards) and remote handpay reset ---------------------------------------
 
     def award(self, award: dict[str, Any]) -> None:
-        """Pay `award["amount"]` cents: by LP 8A up to the handpay limit, else by an attendant.
+        """An award from the server: `award["amount"]` cents, by LP 8A up to the handpay limit, else by
+        an attendant. Called from the server channel's thread; the line's thread pays it (award_step).
 
         A machine credits whole credits only: the fraction of a credit is not paid, and the server
         records what was credited and the difference. An award smaller than one credit would credit
-        nothing, so an attendant pays it, like one above the limit.
+        nothing, so an attendant pays it, like one above the limit. The award is kept before anything is
+        sent: one the server sends again (on every connection until it has the result) is not paid again.
         """
         amount = int(award["amount"])
         credits = amount // self.config.denomination
+        entry: dict[str, Any] = {"award": award["award"], "amount": amount, "credits": credits}
+        entry.update(state="new", before=None, status=None, paid=None)
         if amount > self.config.handpay_limit or credits == 0:
-            self.out.award_done(self.config.code, {**award, "status": "handpay", "paid": 0})
+            entry.update(state="done", status="handpay", paid=0)
+        if any(held["award"] == entry["award"] for held in list(self.awards)):
+            return  # in hand already
+        if self.out.award_received(self.config.code, entry) and entry["state"] != "done":
+            self.awards.append(entry)
+
+    def award_step(self) -> None:
+        """Queue what the award in hand needs next, once per state it reaches.
+
+        new -> (LP 9A: the legacy bonus meters before) sending -> (LP 8A, its ACK) sent -> (7C with
+        its amount; or 7C then LP 90 via confirming) done. Each state is on disk before the poll it
+        leads to goes out, so LP 8A is sent at most once per award: a process that finds an award
+        `sending` (8A sent or about to be, its ACK not kept) asks the machine's bonus meters instead.
+        """
+        award = self.awards[0]
+        step = (award["award"], award["state"])
+        if step == self.award_asked or (award["state"] == "new" and "exception" in self.repeat):
+            # A new award waits for the machine's first answer after a start: a 7C kept by the previous
+            # process is told from this award's own 7C only by coming first.
             return
-        self.awards.append({**award, "credits": credits})
-        request = f.legacy_bonus(self.address, credits)
-        self.pending.append(Poll(request, self._ack_length, self._ack, self._noop))
+        self.award_asked = step
+        if award["state"] == "new":
+            self.pending.append(self.bonus_meters_poll(self.on_bonus_meters_before))
+        elif award["state"] == "sending":
+            self.pending.append(self.bonus_meters_poll(self.on_bonus_meters_after))
+        elif award["state"] == "confirming":
+            self.pending.append(self.bonus_win_poll())
+        # "sent": the machine credited it; its 7C comes to a general poll (the machine keeps it until
+        # the ACK, which follows the write of what it made)
+
+    def _award_in_hand(self, *states: str) -> dict[str, Any] | None:
+        award = self.awards[0] if self.awards else None
+        return award if award is not None and award["state"] in states else None
+
+    def _award_save(self, award: dict[str, Any], kept: Kept | None = None, **changes: Any) -> None:
+        award.update(changes)
+        self.out.award_saved(self.config.code, award, kept)
+        if award["state"] == "done":
+            self.awards.popleft()
+            self.pending.append(self.meters_poll())
+
+    def bonus_meters_poll(self, handle: Callable[[f.LegacyBonusMeters], None]) -> Poll:
+        request = f.legacy_bonus_meters_request(self.address)
+        return self._data_poll(request, partial(f.decode_legacy_bonus_meters, address=self.address), handle)
+
+    def bonus_win_poll(self) -> Poll:
+        request = f.read_poll(self.address, f.LP_LEGACY_BONUS_WIN)
+        decode = partial(f.decode_legacy_bonus_win, address=self.address)
+        return self._data_poll(request, decode, self.on_bonus_win)
+
+    def on_bonus_meters_before(self, meters: f.LegacyBonusMeters) -> None:
+        award = self._award_in_hand("new")
+        if award is None:
+            return
+        # The machine answered a long poll, the implied ACK of every earlier answer: their keys go now,
+        # so the 7C of this award is never taken for the repeat of the last award's (all 7C bytes are
+        # alike without real-time reporting).
+        self.settle()
+        self._award_save(award, state="sending", before=meters.total)  # from here on, no second 8A
+        self.award_asked = (award["award"], "sending")
+        # One attempt: an 8A repeated because its ACK was garbled could be credited twice. Without an
+        # ACK the bonus meters decide.
+        poll = Poll(
+            f.legacy_bonus(self.address, award["credits"]), self._ack_length, self._ack, self.on_bonus_sent
+        )
+        poll.attempts, poll.failed = 1, self.on_bonus_unsure
+        self.pending.append(poll)
+
+    def on_bonus_sent(self, _ack: None) -> None:
+        award = self._award_in_hand("sending")
+        if award is not None:
+            self._award_save(award, state="sent")
+
+    def on_bonus_unsure(self) -> None:
+        self.award_asked = None  # award_step asks the bonus meters whether the machine took the 8A
+
+    def on_bonus_meters_after(self, meters: f.LegacyBonusMeters) -> None:
+        """LP 8A went out (or was about to) and no ACK was kept: the machine's legacy bonus meters say
+        whether it credited the award. Credited: its 7C follows. Not: an attendant pays it."""
+        award = self._award_in_hand("sending")
+        if award is None:
+            return
+        if meters.total - award["before"] >= award["credits"]:
+            self._award_save(award, state="sent")
+            return
+        log.warning(
+            "%s: award %s not credited by the machine: to an attendant", self.config.code, award["award"]
+        )
+        self._award_save(award, state="done", status="handpay", paid=0)
 
     def on_bonus_exception(self, report: ExceptionReport) -> None:
-        if report.data:
-            self.on_bonus_win(f.decode_legacy_bonus_win_data(report.data))
-        else:
-            request = f.read_poll(self.address, f.LP_LEGACY_BONUS_WIN)
-            decode = partial(f.decode_legacy_bonus_win, address=self.address)
-            self.pending.append(self._data_poll(request, decode, self.on_bonus_win))
+        award = self._award_in_hand("sending", "sent")
+        if award is None:
+            log.warning("%s: legacy bonus (7C) and no award waiting for one", self.config.code)
+            return
+        if report.data:  # real-time: 7C carries the amount
+            self.bonus_credited(award, f.decode_legacy_bonus_win_data(report.data), self._take_key())
+            return
+        # Kept with the 7C: a process that dies before LP 90's answer leaves it `confirming`, and the
+        # next one reads LP 90 (the machine's last bonus, which is this one: one award at a time).
+        self._award_save(award, self._take_key(), state="confirming")
+        self.award_asked = (award["award"], "confirming")
+        self.pending.append(self.bonus_win_poll())
 
     def on_bonus_win(self, win: f.LegacyBonusWin) -> None:
-        award = self.awards.popleft() if self.awards else {"award": None}
-        award.pop("credits", None)
-        self.out.award_done(self.config.code, {**award, "status": "paid", "paid": self.cents(win.bonus)})
-        self.pending.append(self.meters_poll())
+        award = self._award_in_hand("confirming")
+        if award is not None:
+            self.bonus_credited(award, win)
+
+    def bonus_credited(self, award: dict[str, Any], win: f.LegacyBonusWin, kept: Kept | None = None) -> None:
+        self._award_save(award, kept, state="done", status="paid", paid=self.cents(win.bonus))
 
     def handpay_reset(self) -> None:
         request = f.handpay_reset(self.address)

@@ -41,6 +41,8 @@ class Poll:
     # From the handled answer: does the machine hold it until an implied ACK (an exception)? The line
     # then sends one at once, so the machine's next answer is never the same one again.
     acknowledge: Callable[[Any], bool] | None = None
+    # Called when no valid answer came after `attempts`: the poll may or may not have reached the machine.
+    failed: Callable[[], None] | None = None
 
 
 def read_frame(
@@ -163,6 +165,8 @@ class LinePoller:
             self.link.handled(poll, value)
         else:
             machine.on_silence(now)
+            if poll.failed is not None:
+                poll.failed()
         return min(m.next_due for m in machines)
 
     def run(self) -> None:

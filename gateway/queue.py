@@ -19,6 +19,10 @@ CREATE TABLE IF NOT EXISTS open_game (machine TEXT PRIMARY KEY, credits INTEGER 
 CREATE TABLE IF NOT EXISTS kept_answer (machine TEXT NOT NULL, kind TEXT NOT NULL, answer BLOB NOT NULL,
                                         PRIMARY KEY (machine, kind));
 CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY CHECK (id = 1), stopped_cleanly INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS last_meters (machine TEXT PRIMARY KEY, meters TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS award (award INTEGER PRIMARY KEY, machine TEXT NOT NULL, amount INTEGER NOT NULL,
+                                  credits INTEGER NOT NULL, state TEXT NOT NULL, before INTEGER,
+                                  status TEXT, paid INTEGER, answered INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY, body TEXT NOT NULL, error TEXT NOT NULL,
                                      detail TEXT NOT NULL);
 """
@@ -54,6 +58,13 @@ class EventStore:
                     "ON CONFLICT (machine) DO UPDATE SET seq = excluded.seq",
                     (machine, last + len(events)),
                 )
+                for event in events:  # where the next read's deltas count from (games without 7E/7F)
+                    if event.get("type") == "meters":
+                        self.db.execute(
+                            "INSERT INTO last_meters (machine, meters) VALUES (?, ?) "
+                            "ON CONFLICT (machine) DO UPDATE SET meters = excluded.meters",
+                            (machine, json.dumps(event["meters"])),
+                        )
                 self.db.executemany(
                     "INSERT INTO outbox (body) VALUES (?)",
                     [
@@ -108,10 +119,82 @@ class EventStore:
         with self.lock:
             self.db.execute("DELETE FROM kept_answer WHERE machine = ? AND kind = ?", (machine, kind))
 
+    def last_meters(self, machine: str) -> dict[str, int] | None:
+        with self.lock:
+            row = self.db.execute("SELECT meters FROM last_meters WHERE machine = ?", (machine,)).fetchone()
+        return json.loads(row[0]) if row else None
+
     def open_game(self, machine: str) -> int | None:
         with self.lock:
             row = self.db.execute("SELECT credits FROM open_game WHERE machine = ?", (machine,)).fetchone()
         return row[0] if row else None
+
+    # --- mystery awards (gateway/host.py, "legacy bonus"): kept from their arrival to the server's answer
+
+    def award_add(self, machine: str, award: dict[str, Any]) -> bool:
+        """Keep an award the server asked for; False when it was already kept (a re-sent award)."""
+        with self.lock:
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO award (award, machine, amount, credits, state, status, paid) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    award["award"],
+                    machine,
+                    *(award.get(k) for k in ("amount", "credits", "state", "status", "paid")),
+                ),
+            )
+        return cursor.rowcount == 1
+
+    def award_save(self, machine: str, award: dict[str, Any], kept: tuple[str, bytes] | None = None) -> None:
+        """An award's new state (and its outcome once `done`), with the SAS answer it comes from."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self._keep_answer(machine, kept)
+                self.db.execute(
+                    "UPDATE award SET state = ?, before = ?, status = ?, paid = ? WHERE award = ?",
+                    (
+                        award["state"],
+                        award.get("before"),
+                        award.get("status"),
+                        award.get("paid"),
+                        award["award"],
+                    ),
+                )
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+
+    def awards_open(self, machine: str) -> list[dict[str, Any]]:
+        """The machine's awards without an outcome yet, oldest first."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT award, amount, credits, state, before FROM award "
+                "WHERE machine = ? AND state != 'done' ORDER BY award",
+                (machine,),
+            ).fetchall()
+        keys = ("award", "amount", "credits", "state", "before")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def award_results(self, award: int | None = None) -> list[dict[str, Any]]:
+        """Outcomes to tell the server: of `award` if it has one, else every one the server has not
+        acknowledged yet."""
+        where, args = ("award = ?", (award,)) if award is not None else ("answered = 0", ())
+        with self.lock:
+            rows = self.db.execute(
+                f"SELECT award, machine, amount, status, paid FROM award WHERE state = 'done' AND {where} "
+                "ORDER BY award",
+                args,
+            ).fetchall()
+        keys = ("award", "machine", "amount", "status", "paid")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def award_answered(self, award: int) -> None:
+        """The server recorded the award's result: it is no longer sent (the row stays, so an award
+        the server sends again is recognised and never paid twice)."""
+        with self.lock:
+            self.db.execute("UPDATE award SET answered = 1 WHERE award = ? AND state = 'done'", (award,))
 
     def oldest(self, limit: int) -> list[tuple[int, dict[str, Any]]]:
         with self.lock:

@@ -66,6 +66,7 @@ class HandpayPending:
     info: f.HandpayInfo
     kind: str  # "progressive" or "bonus"
     credits: int
+    tax_status: int = 0  # of the legacy bonus paid at the reset
     read: bool = False
     last_raised: float | None = None  # set by the first tick after the handpay began
 
@@ -102,6 +103,8 @@ class Egm:
         self.wins_sent: tuple[int, int] | None = None  # (85 or 87, how many wins it carried)
         self.handpay: HandpayPending | None = None
         self.last_bonus = f.LegacyBonusWin(0, 0, 0, 0)
+        self.bonus_meters = [0, 0, 0]  # credits paid by LP 8A per tax status (LP 9A), at the payment
+        self.bonus_tax = 0  # the tax status of the bonus being paid
         self.next_game = now + self._game_gap()
         self.games: list[tuple[int, int]] = []  # (wager, win) credits of every game played, for tests
 
@@ -233,8 +236,8 @@ class Egm:
                 self.raise_exception(0x54)
             return True
 
-    def enter_handpay(self, info: f.HandpayInfo, kind: str, credits: int) -> None:
-        self.handpay = HandpayPending(info, kind, credits)
+    def enter_handpay(self, info: f.HandpayInfo, kind: str, credits: int, tax_status: int = 0) -> None:
+        self.handpay = HandpayPending(info, kind, credits, tax_status)
         self.raise_exception(0x51)
 
     def reset_handpay(self) -> bool:
@@ -249,20 +252,23 @@ class Egm:
             self.handpay = None
             self.raise_exception(0x52)
             if hp.kind == "bonus":
+                self.bonus_tax = hp.tax_status
                 self._bonus_paid(hp.credits)
             return True
 
     def _bonus_paid(self, credits: int) -> None:
-        self.last_bonus = f.LegacyBonusWin(0, 0, 0, credits)
+        self.bonus_meters[self.bonus_tax] += credits
+        self.last_bonus = f.LegacyBonusWin(0, 0, self.bonus_tax, credits)
         self.raise_exception(0x7C, f.legacy_bonus_win_data(self.last_bonus))
 
-    def legacy_bonus(self, credits: int) -> None:
+    def legacy_bonus(self, credits: int, tax_status: int = 0) -> None:
         with self.lock:
             if credits * self.config.denomination > self.config.handpay_limit:
                 info = f.HandpayInfo(0, f.HANDPAY_NON_PROGRESSIVE, credits * self.config.denomination)
-                self.enter_handpay(info, "bonus", credits)
+                self.enter_handpay(info, "bonus", credits, tax_status)
             else:
                 self.meters[COIN_OUT] += credits  # credited to the player like any win
+                self.bonus_tax = tax_status
                 self._bonus_paid(credits)
 
     # --- doors and power -------------------------------------------------------------------------------
@@ -399,13 +405,20 @@ class Egm:
         self.wins_sent = (f.LP_MULTI_PROGRESSIVE_WINS, len(wins))
         return f.multi_progressive_wins(self.address, f.ProgressiveWins(self.config.group, wins))
 
-    def _lp_legacy_bonus(self, frame: bytes, now: float) -> bytes:
-        credits, _tax = f.decode_legacy_bonus(frame, self.address)
-        self.legacy_bonus(credits)
+    def _lp_legacy_bonus(self, frame: bytes, now: float) -> bytes | None:
+        credits, tax_status = f.decode_legacy_bonus(frame, self.address)
+        if tax_status > 2:
+            return None  # not a tax status SAS defines: the poll is ignored
+        self.legacy_bonus(credits, tax_status)
         return f.ack(self.address)
 
     def _lp_legacy_bonus_win(self, frame: bytes, now: float) -> bytes:
         return f.legacy_bonus_win(self.address, self.last_bonus)
+
+    def _lp_legacy_bonus_meters(self, frame: bytes, now: float) -> bytes | None:
+        if f.decode_legacy_bonus_meters_request(frame, self.address) != 0:
+            return None
+        return f.legacy_bonus_meters(self.address, f.LegacyBonusMeters(0, *self.bonus_meters))
 
     def _lp_handpay_reset(self, frame: bytes, now: float) -> bytes:
         f.decode_handpay_reset(frame, self.address)
@@ -425,4 +438,5 @@ class Egm:
         f.LP_LEGACY_BONUS: _lp_legacy_bonus,
         f.LP_LEGACY_BONUS_WIN: _lp_legacy_bonus_win,
         f.LP_HANDPAY_RESET: _lp_handpay_reset,
+        f.LP_LEGACY_BONUS_METERS: _lp_legacy_bonus_meters,
     }

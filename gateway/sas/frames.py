@@ -29,6 +29,7 @@ LP_MULTI_PROGRESSIVE_WINS = 0x87
 LP_LEGACY_BONUS = 0x8A
 LP_LEGACY_BONUS_WIN = 0x90
 LP_HANDPAY_RESET = 0x94
+LP_LEGACY_BONUS_METERS = 0x9A
 
 # 2F reports each meter in the BCD width of SAS Table C-7: the game counters 4 bytes, amounts 5.
 METER_WIDTH = {0x05: 4, 0x06: 4, 0x07: 4}
@@ -428,6 +429,42 @@ def decode_legacy_bonus_win(frame: bytes, address: int) -> LegacyBonusWin:
     return decode_legacy_bonus_win_data(frame[2:-2])
 
 
+# --- LP 9A legacy bonus meters: what the machine has credited by LP 8A, per tax status ---------------
+
+
+@dataclass(frozen=True)
+class LegacyBonusMeters:
+    game: int
+    deductible: int  # credits, 8A tax status 00
+    nondeductible: int  # 01
+    wager_match: int  # 02
+
+    @property
+    def total(self) -> int:
+        return self.deductible + self.nondeductible + self.wager_match
+
+
+def legacy_bonus_meters_request(address: int, game: int = 0) -> bytes:
+    return with_crc(bytes([address, LP_LEGACY_BONUS_METERS]) + to_bcd(game, 2))
+
+
+def decode_legacy_bonus_meters_request(frame: bytes, address: int) -> int:
+    _check(frame, address, LP_LEGACY_BONUS_METERS, 6)
+    return _decimal(frame[2:4])
+
+
+def legacy_bonus_meters(address: int, meters: LegacyBonusMeters) -> bytes:
+    body = to_bcd(meters.game, 2) + b"".join(
+        to_bcd(value, 4) for value in (meters.deductible, meters.nondeductible, meters.wager_match)
+    )
+    return with_crc(bytes([address, LP_LEGACY_BONUS_METERS]) + body)
+
+
+def decode_legacy_bonus_meters(frame: bytes, address: int) -> LegacyBonusMeters:
+    _check(frame, address, LP_LEGACY_BONUS_METERS, 18)
+    return LegacyBonusMeters(*(_decimal(frame[i : i + n]) for i, n in ((2, 2), (4, 4), (8, 4), (12, 4))))
+
+
 # --- LP 94 remote handpay reset --------------------------------------------------------------------
 
 HANDPAY_RESET_DONE = 0x00
@@ -470,6 +507,7 @@ REQUEST_LENGTH = {
     LP_LEGACY_BONUS: 9,
     LP_LEGACY_BONUS_WIN: 2,
     LP_HANDPAY_RESET: 4,
+    LP_LEGACY_BONUS_METERS: 6,
 }
 # Total length of each machine answer that carries data (commands absent here are answered by an ack).
 RESPONSE_LENGTH = {
@@ -482,6 +520,7 @@ RESPONSE_LENGTH = {
     LP_MULTI_PROGRESSIVE_WINS: VARIABLE,
     LP_LEGACY_BONUS_WIN: 14,
     LP_HANDPAY_RESET: 5,
+    LP_LEGACY_BONUS_METERS: 18,
 }
 
 

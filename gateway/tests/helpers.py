@@ -61,10 +61,25 @@ class Recorder(Callbacks):
         self.hits.append((group, level))
 
 
-def store_callbacks(store: Any) -> GatewayCallbacks:
-    """The gateway's own callbacks over a store, without the rest of the gateway."""
+def store_callbacks(store: Any, channel: Any = None) -> GatewayCallbacks:
+    """The gateway's own callbacks over a store, without the rest of the gateway; `channel` stands in for
+    the server channel (its `send` gets the award results)."""
     board = SimpleNamespace(hit=lambda group, level: None)
-    return GatewayCallbacks(SimpleNamespace(store=store, board=board, channel=None))  # type: ignore[arg-type]
+    return GatewayCallbacks(SimpleNamespace(store=store, board=board, channel=channel))  # type: ignore[arg-type]
+
+
+class SentMessages:
+    """Stands in for the server channel: keeps what the gateway sends the server."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        return None
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
 
 
 def wait_for(check: Callable[[], object], timeout: float = 10.0, what: str = "condition") -> object:

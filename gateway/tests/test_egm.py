@@ -169,6 +169,23 @@ def test_legacy_bonus_above_the_limit_is_a_handpay_reset_by_the_key():
     assert egm.meters[JACKPOT] == 2000
 
 
+def test_lp9a_bonus_meters_count_what_was_paid_per_tax_status_when_it_was_paid():
+    egm = machine()
+
+    def bonus_meters() -> f.LegacyBonusMeters:
+        return f.decode_legacy_bonus_meters(egm.answer(f.legacy_bonus_meters_request(1), 0), 1)
+
+    egm.answer(f.legacy_bonus(1, 250), 0)
+    egm.answer(f.legacy_bonus(1, 40, tax_status=1), 0)
+    assert bonus_meters() == f.LegacyBonusMeters(0, 250, 40, 0)
+    assert egm.answer(f.legacy_bonus(1, 5, tax_status=3), 0) is None  # no such tax status: ignored
+    egm.answer(f.legacy_bonus(1, 2000), 0)  # above the limit: a handpay, not paid yet
+    assert bonus_meters().total == 290
+    egm.reset_handpay()
+    assert bonus_meters() == f.LegacyBonusMeters(0, 2250, 40, 0)
+    assert egm.answer(f.legacy_bonus_meters_request(1, game=3), 0) is None  # one game: game 0 only
+
+
 def test_power_off_is_silent_then_reports_18_and_17():
     egm = machine()
     egm.answer(f.enable_rte(1, True), 0)

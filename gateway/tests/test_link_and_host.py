@@ -13,8 +13,13 @@ from gateway.broadcast import GroupBroadcaster, ProgressiveBoard, eur_to_cents
 from gateway.egm.machine import Egm, EgmConfig
 from gateway.host import MachineConfig, MachineHost
 from gateway.link import LinePoller, Link
+from gateway.queue import EventStore
 from gateway.sas import frames as f
+<<<<<<< HEAD
 from gateway.tests.helpers import Recorder, Wire, wait_for
+=======
+from gateway.tests.helpers import Recorder, Wire, store_callbacks
+>>>>>>> s19-award
 
 
 def setup(rte: bool = True, denomination: int = 2, **machine: Any):
@@ -107,6 +112,51 @@ def test_without_rte_games_come_from_coin_in_and_coin_out_deltas():
     won = sum(w for _, w in egm.games)
     assert [(g["wager"], g["win"], g["games"]) for g in games] == [(60 * 5, won * 5, 3)]
     assert out.events[-1]["meters"]["coin_in"] == 300
+
+
+def hit_without_rte(out: Any, now: float = 0.0) -> tuple[Egm, Wire, MachineHost, LinePoller]:
+    """A machine without real-time events, past its session start, then a game of 20 credits that hits."""
+    egm = Egm(EgmConfig(address=3, denomination=5, group=4, levels=[1], handpay_limit=10**9, seed=1))
+    wire = Wire(egm)
+    config = MachineConfig("VEN-0007", 3, 5, rte=False, group=4, levels={1: 31}, meters_every=3600)
+    host = MachineHost(config, out)
+    poller = LinePoller(Link(wire, 0.01, 0.01), [host])
+    egm.answer(f.multi_broadcast(4, {1: 99_00}), 0.0)
+    run(poller, wire, until=1.0)  # the session start reads the meters the game counts from
+    assert egm.play(20) and egm.hit(1)
+    return egm, wire, host, poller
+
+
+def test_without_rte_a_hit_posts_its_game_from_the_meters_before_the_jackpot():
+    """The server takes a jackpot only after the game that triggered it (`no_triggering_game`)."""
+    out = Recorder()
+    egm, wire, _, poller = hit_without_rte(out)
+    run(poller, wire, until=2.0)
+    posted = [
+        (e["type"], e.get("wager"), e.get("win"), e.get("level")) for e in out.events if e["type"] != "meters"
+    ]
+    assert posted == [("game", 100, egm.games[0][1] * 5, None), ("jackpot", None, None, 31)]
+
+
+def test_without_rte_a_gateway_killed_after_the_56_still_posts_the_game_before_the_jackpot(store_path):
+    """The meters a game counts from are kept with their event: a new process reads the win at its
+    session start, after meters whose deltas post the game."""
+    first = EventStore(store_path)
+    egm, wire, host, poller = hit_without_rte(store_callbacks(first))
+    while 0x56 in [report.code for report in egm.queue]:  # until the 56 was handled and acknowledged
+        poller.step(wire.now)
+        wire.now = round(wire.now + 0.05, 6)
+    assert host.pending  # its meters and win polls are queued, and die with the process
+    first.close()
+
+    second = EventStore(store_path)
+    host = MachineHost(host.config, store_callbacks(second))
+    run(LinePoller(Link(wire, 0.01, 0.01), [host]), wire, until=wire.now + 7.0)  # link down, up again
+    posted = [
+        (e["type"], e.get("wager"), e.get("level")) for _, e in second.oldest(100) if e["type"] != "meters"
+    ]
+    assert posted == [("game", 100, None), ("jackpot", None, 31)]
+    second.close()
 
 
 def test_progressive_hit_posts_the_mapped_level_and_asks_for_the_reset():

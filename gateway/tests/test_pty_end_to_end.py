@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 from gateway.app import Gateway, GatewayConfig, parse_config
 from gateway.egm.machine import COIN_OUT, Egm, EgmConfig
 from gateway.sas import frames as f
-from gateway.tests.helpers import wait_for
-
-
-class RecordingChannel:
-    """Stands in for the server's websocket: keeps what the gateway sends it."""
-
-    def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
-        self.stop = threading.Event()
-
-    def run(self) -> None:
-        return None
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
+from gateway.tests.helpers import SentMessages, wait_for
 
 
 def make_gateway(device: str, store: str, rte: bool = True) -> Gateway:
@@ -55,7 +40,7 @@ def make_gateway(device: str, store: str, rte: bool = True) -> Gateway:
         }
     )
     gateway = Gateway(config)
-    gateway.channel = RecordingChannel()  # type: ignore[assignment]
+    gateway.channel = SentMessages()  # type: ignore[assignment]
     gateway.board.set_level(17, 150000, reset=100000)
     gateway.board.set_level(18, 5000, reset=2000)
     gateway.board.heard_from_server()
@@ -173,6 +158,28 @@ def test_a_hit_right_after_start_comes_after_the_game_that_won_it(pty_line, stor
         gateway.stop()
     assert kinds == ["meters", "game", "jackpot", "meters"]
     assert [(g["wager"], g["win"]) for g in game] == [(150, egm.games[1][1] * 50)]
+
+
+def test_a_hit_on_a_machine_without_rte_arrives_as_its_game_then_the_jackpot_over_a_pty(pty_line, store_path):
+    egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[1, 2], handpay_limit=120000, seed=7))
+    line = pty_line([egm])
+    gateway = make_gateway(line.device, store_path, rte=False)
+    gateway.start(forward=False)
+    try:
+        host = gateway.hosts["NOG-0101"]
+        # Past the session start (its meters, then its wins read): a game and its hit, both in the time
+        # between two polls, would fall between those two reads (README, "From SAS to events").
+        wait_for(
+            lambda: egm.progressive_enabled and events(gateway, "meters") and not host.pending, what="start"
+        )
+        assert egm.play(4) and egm.hit(2)
+        wait_for(lambda: events(gateway, "jackpot"), what="the hit")
+        posted = [
+            (e["type"], e.get("wager"), e.get("level")) for e in events(gateway) if e["type"] != "meters"
+        ]
+    finally:
+        gateway.stop()
+    assert posted == [("game", 200, None), ("jackpot", None, 18)]  # the server's order: game, then its hit
 
 
 def _two_machines_config(device: str, store: str) -> GatewayConfig:

@@ -129,6 +129,15 @@ def test_lp8a_legacy_bonus_and_lp90_its_win():
     assert f.decode_legacy_bonus_win(h("019000000000000000000500b318"), 1) == win
 
 
+def test_lp9a_legacy_bonus_meters():
+    assert f.legacy_bonus_meters_request(1) == h("019a0000b8e6")  # game 0000: the whole machine
+    assert f.decode_legacy_bonus_meters_request(h("019a0000b8e6"), 1) == 0
+    meters = f.LegacyBonusMeters(0, 1234, 5, 0)
+    frame = h("019a0000" + "00001234" + "00000005" + "00000000" + "a749")  # 3 meters of 4 BCD bytes
+    assert f.legacy_bonus_meters(1, meters) == frame
+    assert f.decode_legacy_bonus_meters(frame, 1) == meters and meters.total == 1239
+
+
 def test_lp94_remote_handpay_reset():
     assert f.handpay_reset(1) == h("019475cb")
     assert f.handpay_reset_answer(1, f.HANDPAY_RESET_DONE) == h("019400e124")
