@@ -15,11 +15,7 @@ from gateway.host import MachineConfig, MachineHost
 from gateway.link import LinePoller, Link
 from gateway.queue import EventStore
 from gateway.sas import frames as f
-<<<<<<< HEAD
-from gateway.tests.helpers import Recorder, Wire, wait_for
-=======
-from gateway.tests.helpers import Recorder, Wire, store_callbacks
->>>>>>> s19-award
+from gateway.tests.helpers import Recorder, Wire, store_callbacks, wait_for
 
 
 def setup(rte: bool = True, denomination: int = 2, **machine: Any):
