@@ -105,7 +105,7 @@ class Egm:
         self.overflowed = False
         self.unacked: Unacknowledged | None = None
         self.last_frame = now
-        self.now = now  # the latest time seen (tick or frame): when a game started on command ends
+        self.now = now  # the last tick's time (a line ticks every 20 ms): the clock of a game on command
         self.rte = False
         self.powered = True
         self.door_open = False
