@@ -2,7 +2,7 @@
 stack (private PostgreSQL and Redis, uvicorn, Celery worker and beat):
 
     python -m bench.gateway [--machines 64] [--seconds 300] [--outage 0] [--games-per-minute 20]
-                            [--spin 0] [--settle-ms 250] [--gateway-from DIR]
+                            [--spin 3] [--settle-ms 250] [--gateway-from DIR]
 
 Prints polls per second per machine; the oldest amount any machine displayed (goal under 1 s, never 5 s)
 and the longest a machine went without a broadcast (the 5 s rule), exceptions 53; game-to-sign latency
@@ -11,15 +11,20 @@ stops uvicorn for S seconds half-way and SIGKILLs the gateway while it forwards 
 must stay 0. `--gateway-from DIR` runs the gateway package found in DIR (e.g. an export of an older
 commit), so two versions are compared on one machine, one run after the other.
 
-Game to sign: from the game on the machine to the first server update that includes it, on the gateway
-websocket the signs' publish also feeds: the first carrying the Grand's value sequence that the batch
-applying the game wrote (its ledger entry), or a later one. Its stages, per game, from clocks of one host:
-- poll: the game on the machine until the gateway's general poll takes its 7F (game ended) off the
-  machine's queue. The emulator raises 7E and 7F together, so this is two poll turns of 200 ms (SAS hands
-  out one exception per general poll), and more when exceptions of earlier games are still queued: with
-  gaps drawn from an exponential alone, games follow each other closer than any real spin; `--spin S`
-  makes every gap at least S s (same mean). Printed also in parts: to the 7E, 7E to 7F, and the whole for
-  the games played when nothing was queued;
+The machines play as real ones do: 7E and the wager on coin in at the press, then `--spin` seconds later
+(the reels' stop) the win on the meters and 7F; `--games-per-minute` is the mean rate from start to start
+(at 20 a minute and a 3 s spin, back to back). `--spin 0` is the emulator's old instant game, 7E and 7F
+raised together.
+
+Game to sign: from the game's end on the machine (its 7F raised: the outcome exists from then) to the
+first server update that includes it, on the gateway websocket the signs' publish also feeds: the first
+carrying the Grand's value sequence that the batch applying the game wrote (its ledger entry), or a later
+one. Printed also from the game's start (its 7E), spin included, for information. Its stages, per game,
+from clocks of one host:
+- poll: the 7F raised until a general poll's answer carries it (SAS hands out one exception per general
+  poll, and the gateway polls a machine every 200 ms): half a turn on average, more behind exceptions
+  still queued (with `--spin 0` the game's own 7E is one). Printed also for the games whose 7F found no
+  other exception queued, and, for information, the press until the 7E was taken (while the reels spin);
 - capture: until the event's `at` (the gateway stamps it when it decodes the 7F);
 - forward: until the server's `received_at` (the gateway's store, its forwarder, the POST);
 - engine: until the event's `applied_at` (ingest's commit, its notice to the worker, the worker picking it
@@ -56,35 +61,32 @@ GRAND_SAS_LEVEL = 1
 
 
 class TimedEgm(Egm):
-    """Remembers when each game was played and counts the polls addressed to it."""
+    """Remembers when each game started and ended and when the host took its 7E and 7F, and counts the
+    polls addressed to it."""
 
-    def __init__(self, config: EgmConfig, now: float, spin: float = 0.0) -> None:
-        self.spin = spin  # the shortest game: no next game starts sooner
-        self.played: list[tuple[float, int]] = []  # (monotonic, wager cents)
+    def __init__(self, config: EgmConfig, now: float) -> None:
+        self.started: list[float] = []  # monotonic, each game's press (its 7E raised)
+        self.played: list[tuple[float, int]] = []  # (monotonic, wager cents): each game's end (7F raised)
         self.polls = 0
         self.no_progressive = 0
         self.dropped = 0  # exceptions lost to a full queue (the machine then reports 70)
-        self.taken: list[float] = []  # when the host's general poll took each 7F
-        self.started: list[float] = []  # ... and each 7E
-        self.ahead: list[int] = []  # exceptions already queued when each game was played
+        self.taken: list[float] = []  # when a general poll's answer first carried each 7F
+        self.taken_7e: list[float] = []  # ... and each 7E
+        self.ahead: list[int] = []  # other games' exceptions still queued when each game's 7F was raised
         self.shown: list[tuple[float, int]] = []  # (monotonic, Grand cents) of every broadcast
+        self.handed: object = None  # the exception the last general poll's answer carried
         super().__init__(config, now)
 
-    def _game_gap(self) -> float:
-        """Gaps of the configured mean, none shorter than a spin: a real game takes seconds, and with an
-        exponential gap alone 12% of this bench's games (mean 3 s) came under 0.4 s after the last."""
-        rate = self.config.games_per_minute
-        if rate <= 0 or not self.spin:
-            return super()._game_gap()
-        return self.spin + self.rng.expovariate(1.0 / max(60.0 / rate - self.spin, 0.001))
-
-    def next_exception(self):
-        report = super().next_exception()
-        if report.code == 0x7F:
-            self.taken.append(time.monotonic())
-        elif report.code == 0x7E:
-            self.started.append(time.monotonic())
-        return report
+    def _general_poll(self, frame: bytes) -> bytes:
+        reply = super()._general_poll(frame)
+        report = self.unacked.report if self.unacked is not None else None
+        if report is not None and report is not self.handed:  # a repeat after a final NACK: not again
+            self.handed = report
+            if report.code == 0x7F:
+                self.taken.append(time.monotonic())
+            elif report.code == 0x7E:
+                self.taken_7e.append(time.monotonic())
+        return reply
 
     def broadcast(self, group: int, levels: dict[int, int], now: float) -> None:
         super().broadcast(group, levels, now)
@@ -93,12 +95,20 @@ class TimedEgm(Egm):
 
     def play(self, bet: int | None = None) -> bool:
         with self.lock:
-            before, ahead = len(self.games), len(self.queue)
+            pressed = time.monotonic()
             done = super().play(bet)
-            if done and len(self.games) > before:
-                self.ahead.append(ahead)
-                self.played.append((time.monotonic(), self.games[-1][0] * self.config.denomination))
+            if done and self.rte:
+                self.started.append(pressed)
             return done
+
+    def _end_game(self) -> None:
+        # This game's own 7E, still queued, is the last entry (no game starts while one spins).
+        own = 1 if self.queue and self.queue[-1].code == 0x7E else 0
+        ahead = len(self.queue) - own
+        super()._end_game()
+        if self.rte:
+            self.ahead.append(ahead)
+            self.played.append((time.monotonic(), self.games[-1][0] * self.config.denomination))
 
     def answer(self, frame: bytes, now: float) -> bytes | None:
         if frame and frame[0] & 0x7F == self.address and frame[0] != 0:
@@ -141,9 +151,11 @@ def updates_listener(
 
 
 STAGES = ("poll", "capture", "forward", "engine", "publish")
-# The poll stage in two: to the 7E taken, then to the 7F (one poll turn); and the whole of it for the games
-# played when the machine had no exception queued (the others wait behind the earlier ones, a turn each).
-POLL_PARTS = ("poll 7E", "poll 7F", "poll, nothing queued")
+# For information: the press to its 7E taken (the 7E's own poll stage, while the reels spin); and the poll
+# stage of the games whose 7F found no other game's exception queued (the others wait a turn for each).
+POLL_PARTS = ("poll 7E", "poll, nothing queued")
+# From the game's start (its 7E raised, the press) to the sign: the spin plus game-to-sign.
+FROM_START = "from the start (7E)"
 # The engine stage past the settle window: from the later of the event's arrival and the end of its window
 # to its batch (the worker's own delay: its notice, its turn, the batches before).
 ENGINE_LATE = "engine past window"
@@ -152,7 +164,8 @@ ENGINE_LATE = "engine past window"
 def game_timings(
     running: Running, egms: list[TimedEgm], seen: list[tuple[float, int, int]], offset: float, settle: float
 ) -> tuple[list[float], dict[str, list[float]]]:
-    """Game-to-sign latencies, and the seconds each game spent in each stage (module docstring).
+    """Game-to-sign latencies (from the game's end: its 7F raised), and the seconds each game spent in each
+    stage (module docstring), and from its start.
 
     A game reaches the signs with the first update carrying the Grand's value sequence its batch wrote
     (the batch's ledger entry), or a later one. The server's timestamps are wall clock, moved to this
@@ -171,12 +184,12 @@ def game_timings(
     for code, at, received, applied, level_seq in rows:
         events.setdefault(code, []).append((at - offset, received - offset, applied - offset, level_seq))
     seqs = [seq for _, _, seq in seen]
-    latencies, stages = [], {name: [] for name in (*STAGES, *POLL_PARTS, ENGINE_LATE)}
+    latencies, stages = [], {name: [] for name in (*STAGES, *POLL_PARTS, ENGINE_LATE, FROM_START)}
     for code, egm in zip(running.floor["machines"]["sas"], egms, strict=True):
         if len(events.get(code, [])) != len(egm.played):  # a game lost: which event is which is unknown
             continue
-        for (played, _), started, taken, ahead, (at, received, applied, level_seq) in zip(
-            egm.played, egm.started, egm.taken, egm.ahead, events.get(code, []), strict=False
+        for (played, _), started, taken_7e, taken, ahead, (at, received, applied, level_seq) in zip(
+            egm.played, egm.started, egm.taken_7e, egm.taken, egm.ahead, events.get(code, []), strict=False
         ):
             u = len(seen) if level_seq is None else bisect.bisect_left(seqs, level_seq)
             if u == len(seen):  # played after the last update heard (or not applied): not measured
@@ -186,10 +199,10 @@ def game_timings(
             for name, begin, end in zip(STAGES, marks, marks[1:], strict=False):
                 stages[name].append(end - begin)
             stages[ENGINE_LATE].append(applied - max(received, at + settle))
-            stages["poll 7E"].append(started - played)
-            stages["poll 7F"].append(taken - started)
+            stages["poll 7E"].append(taken_7e - started)
             if not ahead:
                 stages["poll, nothing queued"].append(taken - played)
+            stages[FROM_START].append(marks[-1] - started)
     return latencies, stages
 
 
@@ -255,6 +268,7 @@ def spread(values: list[float]) -> str:
 
 
 def emulators(count: int, games_per_minute: float, spin: float) -> list[TimedEgm]:
+    """Machines whose games take `spin` s from 7E to 7F (0: the 7F raised with the 7E)."""
     machines = []
     for i in range(count):
         config = EgmConfig(
@@ -264,9 +278,10 @@ def emulators(count: int, games_per_minute: float, spin: float) -> list[TimedEgm
             levels=[1, 2],
             games_per_minute=games_per_minute,
             bet_mix=[(1, 3.0), (3, 2.0), (9, 1.0)],
+            spin=spin,
             seed=i,
         )
-        egm = TimedEgm(config, now=time.monotonic(), spin=spin)
+        egm = TimedEgm(config, now=time.monotonic())
         egm.next_game = float("inf")  # no play before the gateway has the sessions
         machines.append(egm)
     return machines
@@ -289,7 +304,7 @@ def outage(running: Running, seconds: int) -> float:
 
 
 def drained(running: Running, egms: list[TimedEgm]) -> None:
-    wait_for(lambda: not any(e.queue for e in egms), 60, "the machines' exceptions")
+    wait_for(lambda: not any(e.queue or e.spinning for e in egms), 60, "the machines' games and exceptions")
     time.sleep(1)  # the last one is taken off the queue just before the gateway keeps it
     wait_for(lambda: running.gateway.backlog() == 0, 120, "the backlog")
     pending = "SELECT count(*) FROM slots_machineevent WHERE pending"
@@ -315,11 +330,14 @@ def report(running: Running, egms: list[TimedEgm], measured: dict) -> None:
         f"max {max(measured['gaps']):.2f} s; exceptions 53: {sum(e.no_progressive for e in egms)}"
     )
     print(f"broadcast delay, server amount to the machines' displays: {spread(measured['delays'])}")
+    stages = dict(measured["stages"])
     print(
-        f"game-to-sign latency: {spread(latencies)} ({len(latencies)} games; machines that lost one left out)"
+        f"game-to-sign latency, from the game's end (7F): {spread(latencies)} ({len(latencies)} games; "
+        "machines that lost one left out)"
     )
+    print(f"  and from its start (7E), spin included: {spread(stages.pop(FROM_START))}")
     print("game-to-sign stages:")
-    for name, values in measured["stages"].items():
+    for name, values in stages.items():
         print(f"  {name:20} {spread(values)} ({len(values)} games)")
     print(f"events lost: {lost}; games counted twice: {extra}; rejected: {len(running.gateway.rejected())}")
     print(f"exceptions dropped by full machine queues: {sum(e.dropped for e in egms)}")
@@ -350,8 +368,8 @@ def measure(running: Running, egms: list[TimedEgm], args: argparse.Namespace) ->
     offset = time.time() - time.monotonic()
     start, cpu = time.monotonic(), -cpu_seconds(running.gateway.process.pid)
     polls = -sum(e.polls for e in egms)
-    for egm in egms:
-        egm.next_game = start + egm._game_gap()
+    for egm in egms:  # the first game of each at a random moment of its mean gap: no machine in step
+        egm.next_game = start + egm.rng.uniform(0.0, 60.0 / args.games_per_minute)
         egm.no_progressive = 0
     if args.outage:
         time.sleep(args.seconds / 2)
@@ -407,7 +425,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=300)
     parser.add_argument("--games-per-minute", type=float, default=20)
     parser.add_argument(
-        "--spin", type=float, default=0.0, help="seconds of the shortest game (0: gaps purely exponential)"
+        "--spin",
+        type=float,
+        default=3.0,
+        help="seconds from a game's 7E to its 7F (0: both at once, the emulator's old instant games)",
     )
     parser.add_argument("--outage", type=int, default=0, help="seconds the server is stopped half-way")
     parser.add_argument(
@@ -432,7 +453,7 @@ def main() -> None:
             running.gateway = GatewayProcess(running.stack.url, key, devices, folder)
         print(
             f"gateway from {args.gateway_from or 'this checkout'}; settle window {args.settle_ms} ms; "
-            f"{args.games_per_minute:g} games a minute a machine, none shorter than {args.spin:g} s"
+            f"{args.games_per_minute:g} games a minute a machine, each spinning {args.spin:g} s (7E to 7F)"
         )
         running.gateway.start()
         wait_for(lambda: all(e.rte and e.progressive_enabled for e in egms), 60, "sessions and broadcasts")

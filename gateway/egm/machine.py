@@ -47,7 +47,11 @@ OVERFLOW = f.ExceptionReport(0x70)
 class EgmConfig:
     address: int
     denomination: int = 1  # cents per credit
-    games_per_minute: float = 0.0  # 0: games only on command
+    games_per_minute: float = 0.0  # 0: games only on command; else the mean rate, start to start
+    # Seconds from the press (7E, the wager on coin in) to the reels' stop (7F, the win on the meters): a
+    # video slot's game cycle is about 3 s, so a real machine's 7E has left its queue long before its 7F
+    # is raised. 0: the game ends as it starts (7E and 7F together), for tests that want instant games.
+    spin: float = 3.0
     bet_mix: list[tuple[int, float]] = field(default_factory=lambda: [(1, 1.0)])  # (credits, weight)
     pays: list[tuple[int, float]] = field(default_factory=lambda: [(0, 0.7), (1, 0.2), (5, 0.1)])
     group: int = 0
@@ -72,6 +76,16 @@ class HandpayPending:
 
 
 @dataclass
+class Spin:
+    """A game between its 7E and its 7F: the outcome is drawn at the press and shown when the reels stop."""
+
+    bet: int  # credits
+    win: int  # credits
+    ends: float
+    reported: bool  # its 7E was queued (real-time reporting on): only such a game can win a progressive
+
+
+@dataclass
 class Unacknowledged:
     """A general poll's answer that carried an exception, held until the host's implied ACK."""
 
@@ -92,6 +106,7 @@ class Egm:
         self.overflowed = False
         self.unacked: Unacknowledged | None = None
         self.last_frame = now
+        self.now = now  # the last tick's time (a line ticks every 20 ms): the clock of a game on command
         self.rte = False
         self.powered = True
         self.door_open = False
@@ -105,8 +120,9 @@ class Egm:
         self.last_bonus = f.LegacyBonusWin(0, 0, 0, 0)
         self.bonus_meters = [0, 0, 0]  # credits paid by LP 8A per tax status (LP 9A), at the payment
         self.bonus_tax = 0  # the tax status of the bonus being paid
+        self.spinning: Spin | None = None
         self.next_game = now + self._game_gap()
-        self.games: list[tuple[int, int]] = []  # (wager, win) credits of every game played, for tests
+        self.games: list[tuple[int, int]] = []  # (wager, win) credits of every game ended, for tests
 
     # --- exceptions ------------------------------------------------------------------------------
 
@@ -145,13 +161,21 @@ class Egm:
     # --- time ---------------------------------------------------------------------------------------
 
     def _game_gap(self) -> float:
-        rate = self.config.games_per_minute
-        return self.rng.expovariate(rate / 60.0) if rate > 0 else float("inf")
+        """Start to start: the spin, then the player's pause, exponential with the rest of the mean (no
+        pause when a spin is longer than the mean: the machine then plays slower than asked)."""
+        rate, spin = self.config.games_per_minute, self.config.spin
+        if rate <= 0:
+            return float("inf")
+        if not spin:
+            return self.rng.expovariate(rate / 60.0)
+        pause = 60.0 / rate - spin
+        return spin + (self.rng.expovariate(1.0 / pause) if pause > 0 else 0.0)
 
     def tick(self, now: float) -> None:
         with self.lock:
+            self.now = now
             if not self.powered:
-                return
+                return  # the reels stopped with the power: a game spinning ends at power-up
             if now - self.last_frame > LINK_DOWN_AFTER:  # link down: an implied NACK of the last answer
                 self.unacked = None  # the exception is reported again
                 self.wins_sent = None  # the wins stay queued for the next LP 85/87
@@ -162,6 +186,8 @@ class Egm:
             elif hp is not None and not hp.read and now - hp.last_raised >= HANDPAY_REPEAT:
                 hp.last_raised = now
                 self.raise_exception(0x51)
+            if self.spinning is not None and now >= self.spinning.ends:
+                self._end_game()  # even in a handpay lockup begun mid-spin: only a new game waits
             if now >= self.next_game:
                 self.next_game = now + self._game_gap()
                 self.play()
@@ -177,10 +203,12 @@ class Egm:
     # --- play ---------------------------------------------------------------------------------------
 
     def can_play(self) -> bool:
-        return self.powered and self.handpay is None
+        return self.powered and self.handpay is None and self.spinning is None
 
     def play(self, bet: int | None = None) -> bool:
-        """One game: 7E, meters, maybe a progressive hit, 7F. False when the machine cannot play."""
+        """The press: the wager on coin in and 7E now; the outcome (win, 7F, maybe a progressive hit) when
+        the spin ends, at once with `spin` 0. False when the machine cannot play: off, locked up, or a game
+        still spinning."""
         with self.lock:
             if not self.can_play():
                 return False
@@ -193,20 +221,33 @@ class Egm:
             self.meters[GAMES_PLAYED] += 1
             start = f.GameStarted(bet, self.meters[COIN_IN] % 10**8, 0, self.config.group)
             self.raise_exception(0x7E, f.game_started_data(start))
-            if win:
-                self.meters[COIN_OUT] += win
-                self.meters[GAMES_WON] += 1
-            self.games.append((bet, win))
-            self.raise_exception(0x7F, f.game_ended_data(win))
-            # A random hit only on a game the host sees as one (7E/7F, so before the 56): the server
-            # accepts a machine's jackpot only after the game that won it. A game played before the
-            # host turned real-time reporting on is seen only in the meters, which the host reads after
-            # the hit. `hit()` still hits in any mode, for the host's tests.
-            if self.rte and self.progressive_enabled and self.rng.random() < self.config.hit_chance:
-                levels = self.levels_won_by(bet)
-                if levels:
-                    self.hit(self.rng.choice(levels))
+            self.spinning = Spin(bet, win, self.now + self.config.spin, self.rte)
+            if not self.config.spin:
+                self._end_game()
             return True
+
+    def _end_game(self) -> None:
+        """The reels stop: the win on the meters, 7F, then any progressive hit of this game."""
+        game, self.spinning = self.spinning, None
+        assert game is not None
+        if game.win:
+            self.meters[COIN_OUT] += game.win
+            self.meters[GAMES_WON] += 1
+        self.games.append((game.bet, game.win))
+        self.raise_exception(0x7F, f.game_ended_data(game.win))
+        # A random hit only on a game the host saw as one (its 7E and 7F queued, both before the 56): the
+        # server accepts a machine's jackpot only after the game that won it. A game started before the
+        # host turned real-time reporting on is seen only in the meters, which the host reads after the
+        # hit. `hit()` still hits in any mode and at any time, for the host's tests.
+        if (
+            game.reported
+            and self.rte
+            and self.progressive_enabled
+            and self.rng.random() < self.config.hit_chance
+        ):
+            levels = self.levels_won_by(game.bet)
+            if levels:
+                self.hit(self.rng.choice(levels))
 
     def levels_won_by(self, bet: int) -> list[int]:
         """The levels a game of `bet` credits can win."""
@@ -292,9 +333,15 @@ class Egm:
     def power_on(self, now: float) -> None:
         with self.lock:
             self.powered = True
+            self.now = now
             self.unacked = None
             self.rte = False  # the reporting mode is the host's to set again
             self.raise_exception(0x17)
+            if self.spinning is not None:
+                # Game recovery: a game interrupted by the power loss ends at power-up with the outcome
+                # drawn at its press. Real-time reporting is off by then, so no 7F: the host forgets an
+                # open game on 17 and finds this one in the meters it reads at the session start.
+                self._end_game()
             self.last_broadcast = now
             self.next_game = now + self._game_gap()
 

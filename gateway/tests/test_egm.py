@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 from gateway.egm.line import HostFrameReader
 from gateway.egm.machine import (
     ATTENDANT_PAID_PROG,
     COIN_IN,
     COIN_OUT,
     GAMES_PLAYED,
+    GAMES_WON,
     JACKPOT,
     MACHINE_PAID_PROG,
     Egm,
@@ -17,7 +20,14 @@ from gateway.sas import frames as f
 
 
 def machine(**kwargs) -> Egm:
-    config = {"address": 1, "denomination": 1, "group": 1, "levels": [1, 2], "handpay_limit": 1000}
+    config = {
+        "address": 1,
+        "denomination": 1,
+        "group": 1,
+        "levels": [1, 2],
+        "handpay_limit": 1000,
+        "spin": 0.0,
+    }
     return Egm(EgmConfig(**{**config, **kwargs}), now=0.0)
 
 
@@ -83,6 +93,100 @@ def test_random_hits_only_on_levels_the_game_can_win():
         assert drain(m) == [0x7E, 0x7F]  # no hit
         assert m.play(5)
     assert (list(egm.wins), list(cheap.wins)) == ([(1, 500)], [(2, 300)])
+
+
+def spinning_machine(**kwargs) -> Egm:
+    """A machine whose games take 3 s from the press to the reels' stop, and win twice the bet."""
+    egm = machine(spin=3.0, pays=[(2, 1.0)], **kwargs)
+    assert egm.answer(f.enable_rte(1, True), 0.0) == f.ack(1)
+    egm.answer(f.multi_broadcast(1, {1: 5000, 2: 300}), 10.0)  # progressive play on
+    egm.tick(10.0)
+    return egm
+
+
+def game_meters(egm: Egm, now: float) -> bytes | None:
+    """LP 2F for coin in, coin out, games played and games won, as the host reads them."""
+    return egm.answer(f.selected_meters_request(1, [COIN_IN, COIN_OUT, GAMES_PLAYED, GAMES_WON]), now)
+
+
+def test_a_game_raises_7e_at_the_press_and_7f_when_its_spin_ends():
+    """7E and the coin-in meter at the press; the win, its meters and 7F only when the reels stop, 3 s on:
+    the 7E has left the queue long before the 7F comes, as on a real machine."""
+    egm = spinning_machine()
+    assert egm.play(5)
+    started = f.rte_exception(1, 0x7E, f.game_started_data(f.GameStarted(5, 5, 0, 1)))
+    assert gp(egm) == started
+    assert gp(egm) == b"\x00"  # nothing more while the reels spin
+    assert game_meters(egm, 10.1) == f.selected_meters(
+        1, {COIN_IN: 5, COIN_OUT: 0, GAMES_PLAYED: 1, GAMES_WON: 0}
+    )
+    assert not egm.play(5)  # no new game while one is spinning
+    egm.tick(12.9)
+    assert gp(egm) == b"\x00"
+    assert egm.games == []
+    egm.tick(13.0)
+    assert gp(egm) == f.rte_exception(1, 0x7F, f.game_ended_data(10))
+    assert game_meters(egm, 13.1) == f.selected_meters(
+        1, {COIN_IN: 5, COIN_OUT: 10, GAMES_PLAYED: 1, GAMES_WON: 1}
+    )
+    assert egm.games == [(5, 10)]
+    assert egm.play(3)
+    assert gp(egm) == f.rte_exception(1, 0x7E, f.game_started_data(f.GameStarted(3, 8, 0, 1)))
+
+
+def test_a_progressive_hit_comes_with_the_outcome_after_the_games_7f():
+    egm = spinning_machine(levels=[2], hit_chance=1.0, handpay_limit=100_000)
+    assert egm.play(5)
+    assert drain(egm) == [0x7E]
+    assert (list(egm.wins), egm.meters[MACHINE_PAID_PROG]) == ([], 0)
+    egm.tick(13.0)
+    assert drain(egm) == [0x7F, 0x56, 0x54]
+    assert (list(egm.wins), egm.meters[MACHINE_PAID_PROG]) == ([(2, 300)], 300)
+
+
+def test_games_at_their_configured_mean_rate_none_shorter_than_a_spin():
+    """10 games a minute with a 3 s spin: a game every 3 s plus a pause of 3 s on average."""
+    egm = machine(spin=3.0, games_per_minute=10.0, seed=5)
+    starts = []
+    for step in range(1, 72_001):  # an hour in ticks of 50 ms
+        before = egm.meters[GAMES_PLAYED]
+        egm.tick(step * 0.05)
+        if egm.meters[GAMES_PLAYED] > before:
+            starts.append(step * 0.05)
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
+    assert min(gaps) >= 3.0
+    assert 5.7 < sum(gaps) / len(gaps) < 6.3
+    assert len(egm.games) == len(starts) - (egm.spinning is not None)
+
+
+def test_a_game_spinning_at_power_off_ends_at_power_up_without_its_7f():
+    """The outcome drawn at the press is shown at power-up (game recovery); real-time reporting is off
+    again by then, so the host, which forgets an open game on 17, finds it in the meters."""
+    egm = spinning_machine()
+    assert egm.play(5)
+    assert drain(egm) == [0x7E]
+    egm.power_off()
+    egm.tick(20.0)  # the reels stopped with the power: no outcome yet
+    assert (egm.games, egm.meters[COIN_OUT]) == ([], 0)
+    egm.power_on(now=30.0)
+    assert (egm.games, egm.spinning) == ([(5, 10)], None)
+    assert drain(egm) == [0x18, 0x17]
+    assert game_meters(egm, 30.1) == f.selected_meters(
+        1, {COIN_IN: 5, COIN_OUT: 10, GAMES_PLAYED: 1, GAMES_WON: 1}
+    )
+    assert egm.can_play()
+
+
+def test_a_handpay_begun_mid_spin_lets_the_game_end_and_holds_the_next():
+    egm = spinning_machine()
+    assert egm.play(5)
+    egm.answer(f.legacy_bonus(1, 2000), 10.5)  # above the 1000 limit: a handpay lockup
+    egm.tick(13.0)
+    assert drain(egm) == [0x7E, 0x51, 0x7F]
+    assert egm.games == [(5, 10)]
+    assert not egm.play(5)
+    assert egm.reset_handpay()
+    assert egm.play(5)
 
 
 def test_no_broadcast_for_five_seconds_raises_53_and_disables_progressive_play():

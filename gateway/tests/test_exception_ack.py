@@ -19,7 +19,7 @@ from gateway.tests.helpers import Wire, store_callbacks
 
 
 def egm_with(*codes: int, rte: bool = False) -> Egm:
-    egm = Egm(EgmConfig(address=1), now=0.0)
+    egm = Egm(EgmConfig(address=1, spin=0.0), now=0.0)
     egm.rte = rte
     for code in codes:
         egm.raise_exception(code)
@@ -212,7 +212,7 @@ class FusedStore(EventStore):
 def test_a_gateway_killed_anywhere_loses_no_game_or_hit_and_doubles_none(store_path):
     rng = random.Random(14)
     fuse = Fuse(rng)
-    progressive = {"group": 1, "levels": [1, 2]}
+    progressive = {"group": 1, "levels": [1, 2], "spin": 0.0}
     lines = [  # a multi-drop line of two machines, and a machine alone on its line
         [Egm(EgmConfig(address=1, denomination=5, bet_mix=[(1, 1), (3, 1)], seed=1, **progressive))],
         [

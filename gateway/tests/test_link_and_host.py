@@ -19,7 +19,7 @@ from gateway.tests.helpers import Recorder, Wire, store_callbacks, wait_for
 
 
 def setup(rte: bool = True, denomination: int = 2, **machine: Any):
-    egm = Egm(EgmConfig(address=3, denomination=denomination, seed=1))
+    egm = Egm(EgmConfig(address=3, denomination=denomination, seed=1, spin=0.0))
     wire = Wire(egm)
     out = Recorder()
     config = MachineConfig("VEN-0007", 3, denomination, rte=rte, meters_every=3600, **machine)
@@ -44,7 +44,7 @@ def test_interval_outside_sas_bounds_is_refused():
 
 
 def test_each_machine_polled_no_faster_than_200_ms_and_no_slower_than_its_interval():
-    wire = Wire(Egm(EgmConfig(address=3)), Egm(EgmConfig(address=4)))
+    wire = Wire(Egm(EgmConfig(address=3, spin=0.0)), Egm(EgmConfig(address=4, spin=0.0)))
     hosts = [
         MachineHost(MachineConfig("A", 3, 1, interval=0.2), Recorder()),
         MachineHost(MachineConfig("B", 4, 1, interval=1.0), Recorder()),
@@ -156,7 +156,7 @@ def test_without_rte_a_gateway_killed_after_the_56_still_posts_the_game_before_t
 
 
 def test_progressive_hit_posts_the_mapped_level_and_asks_for_the_reset():
-    egm = Egm(EgmConfig(address=3, group=4, levels=[1, 2], handpay_limit=10**9))
+    egm = Egm(EgmConfig(address=3, group=4, levels=[1, 2], handpay_limit=10**9, spin=0.0))
     wire, out = Wire(egm), Recorder()
     host = MachineHost(MachineConfig("VEN-0007", 3, 1, group=4, levels={1: 31, 2: 32}, wins_lp=0x87), out)
     poller = LinePoller(Link(wire, 0.01, 0.01), [host])
@@ -303,7 +303,7 @@ def test_an_idle_line_broadcasts_a_change_at_once_not_at_its_next_wake():
     board = ProgressiveBoard({17: (1, 1)}, fresh_for=60.0)
     board.set_level(17, 150000)
     board.heard_from_server()
-    egm = Egm(EgmConfig(address=3, group=1, levels=[1]))
+    egm = Egm(EgmConfig(address=3, group=1, levels=[1], spin=0.0))
     wire = ClockedWire(egm)
     host = MachineHost(MachineConfig("VEN-0007", 3, 1, group=1, levels={1: 17}, interval=5.0), Recorder())
     poller = LinePoller(Link(wire, 0.01, 0.01), [host], GroupBroadcaster(board, {1: 0x86}, every=5.0))

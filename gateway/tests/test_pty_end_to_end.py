@@ -113,7 +113,9 @@ def _award_and_meters(egm: Egm, gateway: Gateway) -> None:
 
 
 def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path):
-    egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[1, 2], handpay_limit=120000, seed=7))
+    egm = Egm(
+        EgmConfig(address=1, denomination=50, group=1, levels=[1, 2], handpay_limit=120000, seed=7, spin=0.0)
+    )
     line = pty_line([egm])
     gateway = make_gateway(line.device, store_path)
     gateway.start(forward=False)
@@ -134,7 +136,7 @@ def test_a_hit_right_after_start_comes_after_the_game_that_won_it(pty_line, stor
     general poll, and plays a game before the next poll turns real-time reporting on (LP 0E). That game
     reaches the host only in the meters: a hit on it reached the server with no game before it, and was
     refused (no_triggering_game). Every jackpot event must follow the game that won it."""
-    egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[2], hit_chance=1.0, seed=7))
+    egm = Egm(EgmConfig(address=1, denomination=50, group=1, levels=[2], hit_chance=1.0, seed=7, spin=0.0))
     played: list[bool] = []
     answer = egm.answer
 
@@ -198,9 +200,13 @@ def _two_machines_config(device: str, store: str) -> GatewayConfig:
 def test_two_machines_on_one_line_playing_at_their_own_rate(pty_line, store_path):
     """Multi-drop: each machine answers only its address; RTE games one by one, the other by meters."""
     fast = Egm(
-        EgmConfig(address=1, denomination=50, games_per_minute=60, bet_mix=[(1, 3.0), (9, 1.0)], seed=3)
+        EgmConfig(
+            address=1, denomination=50, games_per_minute=60, bet_mix=[(1, 3.0), (9, 1.0)], seed=3, spin=0.0
+        )
     )
-    meter_only = Egm(EgmConfig(address=2, denomination=2, games_per_minute=120, bet_mix=[(50, 1.0)], seed=4))
+    meter_only = Egm(
+        EgmConfig(address=2, denomination=2, games_per_minute=120, bet_mix=[(50, 1.0)], seed=4, spin=0.0)
+    )
     line = pty_line([fast, meter_only])
     config = _two_machines_config(line.device, store_path)
     fast.next_game = float("inf")  # games before RTE is on are seen only in the meters: start after

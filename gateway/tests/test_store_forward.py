@@ -202,7 +202,7 @@ def test_a_gateway_killed_between_game_start_and_end_still_reports_the_game(stor
     from gateway.queue import EventStore
     from gateway.tests.helpers import Wire, store_callbacks
 
-    egm = Egm(EgmConfig(address=3, denomination=20))
+    egm = Egm(EgmConfig(address=3, denomination=20, spin=0.0))
     egm.rte = True
     wire, config = Wire(egm), MachineConfig("VEN-0007", 3, 20)
     link = Link(wire, 0.01, 0.01)

@@ -54,6 +54,7 @@ def emulated(index: int) -> RecordingEgm:
         levels=[1, 2],
         handpay_limit=50_000 if index == 0 else 200_000,
         seed=index,
+        spin=0.0,
     )
     return RecordingEgm(config, now=time.monotonic())
 
