@@ -7,6 +7,8 @@ from unittest import mock
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
+from django.test.utils import override_settings
 
 # Staff in each role and raw events, for the floor, workspace and common tests alike.
 pytest_plugins = ["tests.staff_fixtures"]
@@ -47,4 +49,18 @@ def flush_by_delete() -> Iterator[None]:
     from django.db.backends.postgresql.operations import DatabaseOperations as Ops
 
     with mock.patch.object(Ops, "sql_flush", flush_by_delete_sql(Ops.sql_flush)):
+        yield
+
+
+class OneRoundPBKDF2PasswordHasher(PBKDF2PasswordHasher):
+    """The deployment's PBKDF2 (same algorithm, same stored format) at one round instead of a million: a
+    user with a password cost a third of a second to create and as much again to log in. Hashes of a
+    million rounds (tests/workspace/upgrade) still verify: the stored string names its rounds."""
+
+    iterations = 1
+
+
+@pytest.fixture(scope="session", autouse=True)
+def passwords_hashed_fast() -> Iterator[None]:
+    with override_settings(PASSWORD_HASHERS=["tests.conftest.OneRoundPBKDF2PasswordHasher"]):
         yield
