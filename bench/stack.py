@@ -61,13 +61,15 @@ class Stack:
         return process
 
     def start(self) -> Stack:
-        self.server_start()
+        """The server and the worker start side by side (each takes seconds to import the project)."""
+        self.server_spawn()
         self.worker = self._spawn(
             "celery",
             [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
              "--pool", self.worker_pool, "--concurrency", str(self.worker_concurrency),
              "--without-heartbeat", "--without-gossip", "--without-mingle"],
         )  # fmt: skip
+        self._wait_http()
         self._wait_worker()
         return self
 
@@ -77,13 +79,16 @@ class Stack:
         self.processes.remove(self.server)
 
     def server_start(self) -> None:
+        self.server_spawn()
+        self._wait_http()
+
+    def server_spawn(self) -> None:
         self.server = self._spawn(
             "uvicorn",
             [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port", str(self.port),
              "--log-level", "warning", "--no-access-log", "--ws-per-message-deflate", "false",
              *self.server_args],
         )  # fmt: skip
-        self._wait_http()
 
     def _wait_http(self, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

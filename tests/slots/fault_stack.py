@@ -133,7 +133,9 @@ class FaultStack(Stack):
     """Stack's uvicorn, with the worker (prefork) and beat each under scripts/supervise."""
 
     def start(self) -> FaultStack:
-        self.server_start()
+        """Server, worker and beat start side by side; ready once the server answers and the worker
+        listens."""
+        self.server_spawn()
         self.worker = self._spawn(
             "worker",
             [
@@ -153,6 +155,7 @@ class FaultStack(Stack):
             ],
         )
         self.beat = self.beat_start()
+        self._wait_http()
         self._wait_worker()
         return self
 
