@@ -112,7 +112,9 @@ def test_without_rte_games_come_from_coin_in_and_coin_out_deltas():
 
 def hit_without_rte(out: Any, now: float = 0.0) -> tuple[Egm, Wire, MachineHost, LinePoller]:
     """A machine without real-time events, past its session start, then a game of 20 credits that hits."""
-    egm = Egm(EgmConfig(address=3, denomination=5, group=4, levels=[1], handpay_limit=10**9, seed=1, spin=0.0))
+    egm = Egm(
+        EgmConfig(address=3, denomination=5, group=4, levels=[1], handpay_limit=10**9, seed=1, spin=0.0)
+    )
     wire = Wire(egm)
     config = MachineConfig("VEN-0007", 3, 5, rte=False, group=4, levels={1: 31}, meters_every=3600)
     host = MachineHost(config, out)
