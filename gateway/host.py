@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -87,6 +87,24 @@ def wins_of(answer: f.ProgressiveWin | f.ProgressiveWins) -> list[tuple[int, int
     if isinstance(answer, f.ProgressiveWin):
         return [(answer.level, answer.amount)] if answer.level else []
     return list(answer.wins)
+
+
+def win_key(answer: f.ProgressiveWin | f.ProgressiveWins) -> bytes:
+    return repr(answer).encode()
+
+
+def wins_kept_before(answer: f.ProgressiveWin | f.ProgressiveWins, kept: bytes | None) -> int:
+    """How many of the answer's first wins are the kept answer's: read and stored by a process that died
+    before the implied ACK. LP 87 answers with every win queued, so wins that came after the kill follow
+    the kept ones in the same answer: the kept answer is a prefix of it, not all of it."""
+    if kept is None:
+        return 0
+    if isinstance(answer, f.ProgressiveWin):
+        return 1 if win_key(answer) == kept else 0
+    for count in range(len(answer.wins), 0, -1):
+        if win_key(replace(answer, wins=answer.wins[:count])) == kept:
+            return count
+    return 0
 
 
 class Callbacks:
@@ -425,15 +443,18 @@ class MachineHost:
         repeat = self.repeat.pop("win", None)
         if not wins:
             return
-        key: Kept = ("win", repr(answer).encode())
-        if key[1] == repeat:  # read by the previous process, which died before the implied ACK
+        key: Kept = ("win", win_key(answer))
+        again = wins_kept_before(answer, repeat)
+        if again:  # read by the previous process, which died before the implied ACK
             log.info(
-                "%s: progressive wins read again, kept before the restart: not counted twice",
+                "%s: %d progressive win(s) read again, kept before the restart: not counted twice",
                 self.config.code,
+                again,
             )
+        if again == len(wins):
             return
         events, hits = [], []
-        for level, amount in wins:
+        for level, amount in wins[again:]:
             level_id = self.config.levels.get(level)
             if level_id is None:
                 log.error("%s: hit of SAS level %d, mapped to no level", self.config.code, level)

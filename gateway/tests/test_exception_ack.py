@@ -10,6 +10,8 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from gateway.egm.machine import Egm, EgmConfig
 from gateway.host import MachineConfig, MachineHost
 from gateway.link import QUIET_RESTART, LinePoller, Link
@@ -134,6 +136,36 @@ def test_the_kept_exception_repeated_after_a_restart_is_not_counted_again(store_
     second.close()
 
 
+def test_lp_87_wins_kept_before_a_kill_are_not_counted_again_when_a_new_win_follows_them(store_path):
+    egm = Egm(EgmConfig(address=1, denomination=1, group=1, levels=[1, 2]), now=0.0)
+    egm.broadcast(1, {1: 123_45, 2: 6_78}, 0.0)
+    assert egm.hit(1)
+    wire = Wire(egm)
+    link = Link(wire, 0.01, 0.01)
+    config = MachineConfig("M", 1, 1, group=1, levels={1: 11, 2: 12}, wins_lp=f.LP_MULTI_PROGRESSIVE_WINS)
+    first = EventStore(store_path)
+    poll = MachineHost(config, store_callbacks(first)).wins_poll()
+    answered, answer = link.exchange(poll)
+    assert (answered, answer) == (True, f.ProgressiveWins(1, [(1, 123_45)]))
+    poll.handle(answer)
+    first.close()  # killed after keeping the win, before the ACK
+    wire.now = 6.0
+    egm.tick(6.0)  # the quiet start: the machine's link goes down and keeps the win
+    egm.broadcast(1, {2: 9_10}, 6.0)
+    assert egm.hit(2)  # won meanwhile: LP 87 answers with both
+
+    second = EventStore(store_path)
+    poll = MachineHost(config, store_callbacks(second)).wins_poll()
+    answered, answer = link.exchange(poll)
+    assert answer == f.ProgressiveWins(1, [(1, 123_45), (2, 9_10)])
+    poll.handle(answer)
+    link.handled(poll, answer)
+    jackpots = [(e["level"], e["amount"]) for _, e in second.oldest(10) if e["type"] == "jackpot"]
+    assert jackpots == [(11, 123_45), (12, 9_10)]  # the kept win once, the new one kept
+    assert not egm.wins
+    second.close()
+
+
 # --- a gateway killed at random points while machines play: nothing lost, nothing doubled --------------
 
 
@@ -209,8 +241,11 @@ class FusedStore(EventStore):
         self._fused("settled", *args)
 
 
-def test_a_gateway_killed_anywhere_loses_no_game_or_hit_and_doubles_none(store_path):
-    rng = random.Random(14)
+# Several draws: one alone passed while others doubled an LP 87 win (kept, killed before the ACK, read
+# again with a win that came during the quiet start)
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6, 7, 8, 14])
+def test_a_gateway_killed_anywhere_loses_no_game_or_hit_and_doubles_none(store_path, seed):
+    rng = random.Random(seed)
     fuse = Fuse(rng)
     progressive = {"group": 1, "levels": [1, 2]}
     lines = [  # a multi-drop line of two machines, and a machine alone on its line
