@@ -188,6 +188,12 @@ class GatewayCallbacks(Callbacks):
     def open_game(self, machine: str) -> int | None:
         return self.gateway.store.open_game(machine)
 
+    def wins_due_set(self, machine: str, due: bool, kept: Kept | None = None) -> None:
+        self.gateway.store.wins_due_set(machine, due, kept)
+
+    def wins_due(self, machine: str) -> bool:
+        return self.gateway.store.wins_due(machine)
+
     def kept(self, machine: str) -> dict[str, bytes]:
         return self.gateway.store.kept(machine)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any
@@ -89,6 +89,24 @@ def wins_of(answer: f.ProgressiveWin | f.ProgressiveWins) -> list[tuple[int, int
     return list(answer.wins)
 
 
+def win_key(answer: f.ProgressiveWin | f.ProgressiveWins) -> bytes:
+    return repr(answer).encode()
+
+
+def wins_kept_before(answer: f.ProgressiveWin | f.ProgressiveWins, kept: bytes | None) -> int:
+    """How many of the answer's first wins are the kept answer's: read and stored by a process that died
+    before the implied ACK. LP 87 answers with every win queued, so wins that came after the kill follow
+    the kept ones in the same answer: the kept answer is a prefix of it, not all of it."""
+    if kept is None:
+        return 0
+    if isinstance(answer, f.ProgressiveWin):
+        return 1 if win_key(answer) == kept else 0
+    for count in range(len(answer.wins), 0, -1):
+        if win_key(replace(answer, wins=answer.wins[:count])) == kept:
+            return count
+    return 0
+
+
 class Callbacks:
     """Where a machine's outputs go; the defaults drop them (tests and the CLI override).
 
@@ -127,6 +145,12 @@ class Callbacks:
     def open_game(self, machine: str) -> int | None:
         return None
 
+    def wins_due_set(self, machine: str, due: bool, kept: Kept | None = None) -> None: ...
+
+    def wins_due(self, machine: str) -> bool:
+        """A 56 acknowledged and its wins not all read yet (kept on disk by the gateway)."""
+        return False
+
     def settled(self, machine: str, kind: str) -> None: ...
 
     def kept(self, machine: str) -> dict[str, bytes]:
@@ -162,6 +186,9 @@ class MachineHost:
         self.repeat: dict[str, bytes] = callbacks.kept(config.code)
         self.kept: set[str] = set(self.repeat)  # kinds the store holds a key of
         self.key: Kept | None = None  # the answer being handled, until a write keeps it
+        # A 56 was acknowledged and a read has not found all its wins yet: the machine holds wins that no
+        # exception will ask for again
+        self.wins_due = callbacks.wins_due(config.code)
 
     # --- scheduling ------------------------------------------------------------------------
 
@@ -197,8 +224,12 @@ class MachineHost:
         and not ended stays open: the machine still holds its 7F (only a power-up forgets it).
         """
         first = [self.rte_poll(), self.meters_poll()]
-        if self.config.levels and self.config.wins_lp != f.LP_PROGRESSIVE_WIN:
-            # Wins the machine still holds: a 56 acknowledged by a process that died before reading them
+        if self.reads_sas_wins() and (self.wins_due or "win" in self.repeat):
+            # Wins the machine holds and no 56 will ask for: a 56 acknowledged before its wins were all
+            # read (by a process that died, or before a link down), or wins kept and not acknowledged
+            # (then the first answer is compared with the kept one). Any other win still has its 56
+            # queued behind its game's 7E/7F: read at the start, a hit on a game played just after it
+            # would reach the server before that game and be refused for want of the game that won it.
             first.append(self.wins_poll())
         self.pending.extendleft(reversed(first))
         self.award_asked = None  # the award in hand is looked at again: its queued poll may be lost
@@ -338,6 +369,8 @@ class MachineHost:
                 )
             )
         elif code == 0x56 or (code == 0x54 and self.config.wins_lp == f.LP_PROGRESSIVE_WIN):
+            if self.reads_sas_wins():
+                self.set_wins_due(True)  # with the 56: acknowledged, it is not asked for again
             if not self.config.rte:
                 # The game that won was not reported (no 7E/7F): the meters read first post it from their
                 # deltas, so it comes before its jackpot in the machine's seq order, as the server needs.
@@ -364,6 +397,9 @@ class MachineHost:
             log.error("%s: exception queue overflow, events were lost", self.config.code)
         elif code in (0x54, 0x7A):
             self.pending.append(self.meters_poll())
+        if code == 0x70 and self.reads_sas_wins():  # a lost 56 would leave its wins unread
+            self.set_wins_due(True)
+            self.pending.append(self.wins_poll())
 
     def on_game_ended(self, win_credits: int) -> None:
         if self.wager is None:
@@ -408,6 +444,14 @@ class MachineHost:
             "status", status="handpay_lockup", amount=info.amount, sas_level=info.level, group=info.group
         )
 
+    def reads_sas_wins(self) -> bool:
+        return bool(self.config.levels) and self.config.wins_lp != f.LP_PROGRESSIVE_WIN
+
+    def set_wins_due(self, due: bool) -> None:
+        if due != self.wins_due or self.key is not None:
+            self.wins_due = due
+            self.out.wins_due_set(self.config.code, due, self._take_key())
+
     def wins_poll(self) -> Poll:
         lp = self.config.wins_lp
         if lp == f.LP_MULTI_PROGRESSIVE_WINS:
@@ -421,17 +465,26 @@ class MachineHost:
         return poll
 
     def on_wins(self, answer: f.ProgressiveWin | f.ProgressiveWins) -> None:
-        wins, group = wins_of(answer), answer.group
+        wins = wins_of(answer)
         repeat = self.repeat.pop("win", None)
-        if not wins:
-            return
-        key: Kept = ("win", repr(answer).encode())
-        if key[1] == repeat:  # read by the previous process, which died before the implied ACK
+        again = wins_kept_before(answer, repeat)
+        if again:  # read by the previous process, which died before the implied ACK
             log.info(
-                "%s: progressive wins read again, kept before the restart: not counted twice",
+                "%s: %d progressive win(s) read again, kept before the restart: not counted twice",
                 self.config.code,
+                again,
             )
-            return
+        if again < len(wins):
+            self.wins_kept(answer.group, wins[again:], ("win", win_key(answer)))
+            self.pending.append(self.meters_poll())
+        if wins and isinstance(answer, f.ProgressiveWin):  # one win per answer: ask for the next until
+            # none, also after a repeat (the wins behind it may have no 56 left to ask for them)
+            self.pending.appendleft(self.wins_poll())
+        else:  # LP 87 answers with all the machine holds: none is left past these once they are kept
+            self.set_wins_due(False)
+
+    def wins_kept(self, group: int, wins: list[tuple[int, int]], key: Kept) -> None:
+        """The jackpots of one answer in one transaction with its key, then their resets broadcast."""
         events, hits = [], []
         for level, amount in wins:
             level_id = self.config.levels.get(level)
@@ -441,12 +494,9 @@ class MachineHost:
             events.append(self.event("jackpot", level=level_id, amount=amount))
             hits.append(level)
         self.key = key
-        self.out.answer_events(self.config.code, events, self._take_key())  # one answer, one transaction
+        self.out.answer_events(self.config.code, events, self._take_key())
         for level in hits:
             self.out.progressive_hit(group, level)  # SAS 6.02 §10.5: broadcast the reset at once
-        if isinstance(answer, f.ProgressiveWin):  # one win per answer: ask for the next until none
-            self.pending.appendleft(self.wins_poll())
-        self.pending.append(self.meters_poll())
 
     # --- legacy bonus (mystery awards) and remote handpay reset ---------------------------------------
 

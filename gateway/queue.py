@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS machine_seq (machine TEXT PRIMARY KEY, seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS open_game (machine TEXT PRIMARY KEY, credits INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS wins_due (machine TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS kept_answer (machine TEXT NOT NULL, kind TEXT NOT NULL, answer BLOB NOT NULL,
                                         PRIMARY KEY (machine, kind));
 CREATE TABLE IF NOT EXISTS run (id INTEGER PRIMARY KEY CHECK (id = 1), stopped_cleanly INTEGER NOT NULL);
@@ -82,18 +85,40 @@ class EventStore:
     def open_game_set(self, machine: str, credits: int | None, kept: tuple[str, bytes] | None = None) -> None:
         """The wager of the game a machine started (7E) and has not ended (7F) yet, kept on disk: a
         gateway killed between the two would otherwise lose the game when its 7F comes to the next one."""
+        with self._kept_with(machine, kept):
+            if credits is None:
+                self.db.execute("DELETE FROM open_game WHERE machine = ?", (machine,))
+            else:
+                self.db.execute(
+                    "INSERT INTO open_game (machine, credits) VALUES (?, ?) "
+                    "ON CONFLICT (machine) DO UPDATE SET credits = excluded.credits",
+                    (machine, credits),
+                )
+
+    def wins_due_set(self, machine: str, due: bool, kept: tuple[str, bytes] | None = None) -> None:
+        """Whether the machine holds progressive wins not read yet: set with the 56 that told of them
+        (before its ACK), cleared once a read found them all. A process that dies in between reads them
+        at its start: no 56 is left on the machine to ask for them."""
+        with self._kept_with(machine, kept):
+            if due:
+                self.db.execute("INSERT OR IGNORE INTO wins_due (machine) VALUES (?)", (machine,))
+            else:
+                self.db.execute("DELETE FROM wins_due WHERE machine = ?", (machine,))
+
+    def wins_due(self, machine: str) -> bool:
+        with self.lock:
+            return (
+                self.db.execute("SELECT 1 FROM wins_due WHERE machine = ?", (machine,)).fetchone() is not None
+            )
+
+    @contextmanager
+    def _kept_with(self, machine: str, kept: tuple[str, bytes] | None) -> Iterator[None]:
+        """One transaction: the writes of the block and the answer they come from."""
         with self.lock:
             self.db.execute("BEGIN IMMEDIATE")
             try:
                 self._keep_answer(machine, kept)
-                if credits is None:
-                    self.db.execute("DELETE FROM open_game WHERE machine = ?", (machine,))
-                else:
-                    self.db.execute(
-                        "INSERT INTO open_game (machine, credits) VALUES (?, ?) "
-                        "ON CONFLICT (machine) DO UPDATE SET credits = excluded.credits",
-                        (machine, credits),
-                    )
+                yield
                 self.db.execute("COMMIT")
             except BaseException:
                 self.db.execute("ROLLBACK")

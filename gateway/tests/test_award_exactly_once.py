@@ -229,9 +229,10 @@ class Server:
             store.award_answered(award)
 
 
+@pytest.mark.parametrize("seed", [3, 13, 19, 27])
 @pytest.mark.parametrize("rte", [False, True])
-def test_a_gateway_killed_anywhere_pays_each_award_exactly_once(store_path, rte):
-    rng = random.Random(19 + rte)
+def test_a_gateway_killed_anywhere_pays_each_award_exactly_once(store_path, rte, seed):
+    rng = random.Random(seed + rte)
     fuse = Fuse(rng)
     egm = BonusEgm(EgmConfig(address=1, denomination=DENOMINATION, bet_mix=[(1, 1), (4, 1)], seed=5))
     wire = Wire(egm)
@@ -285,8 +286,9 @@ def test_a_gateway_killed_anywhere_pays_each_award_exactly_once(store_path, rte)
     sent = Counter(f.decode_legacy_bonus(frame, 1)[0] for frame in bonus_polls(wire))
     assert max(sent.values()) == 1  # LP 8A never twice for one award
     assert len(attendant) <= fuse.kills["award sending kept, not acknowledged"] + fuse.kills["before a send"]
-    assert len(paid) >= 130, (len(paid), fuse.kills)
+    # The draw reached every window (per draw at least once: the draws together many times each)
+    assert len(paid) >= 120, (len(paid), fuse.kills)
     windows = ["sending", "sent", "done"] + ([] if rte else ["confirming"])  # confirming: 7C kept, LP 90 next
-    assert all(fuse.kills[f"award {state} kept, not acknowledged"] >= 2 for state in windows), fuse.kills
+    assert all(fuse.kills[f"award {state} kept, not acknowledged"] >= 1 for state in windows), fuse.kills
     assert fuse.kills["answer read, not kept"] >= 20, fuse.kills
     store.close()

@@ -10,6 +10,8 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from gateway.egm.machine import Egm, EgmConfig
 from gateway.host import MachineConfig, MachineHost
 from gateway.link import QUIET_RESTART, LinePoller, Link
@@ -134,6 +136,68 @@ def test_the_kept_exception_repeated_after_a_restart_is_not_counted_again(store_
     second.close()
 
 
+def test_lp_87_wins_kept_before_a_kill_are_not_counted_again_when_a_new_win_follows_them(store_path):
+    egm = Egm(EgmConfig(address=1, denomination=1, group=1, levels=[1, 2]), now=0.0)
+    egm.broadcast(1, {1: 123_45, 2: 6_78}, 0.0)
+    assert egm.hit(1)
+    wire = Wire(egm)
+    link = Link(wire, 0.01, 0.01)
+    config = MachineConfig("M", 1, 1, group=1, levels={1: 11, 2: 12}, wins_lp=f.LP_MULTI_PROGRESSIVE_WINS)
+    first = EventStore(store_path)
+    poll = MachineHost(config, store_callbacks(first)).wins_poll()
+    answered, answer = link.exchange(poll)
+    assert (answered, answer) == (True, f.ProgressiveWins(1, [(1, 123_45)]))
+    poll.handle(answer)
+    first.close()  # killed after keeping the win, before the ACK
+    wire.now = 6.0
+    egm.tick(6.0)  # the quiet start: the machine's link goes down and keeps the win
+    egm.broadcast(1, {2: 9_10}, 6.0)
+    assert egm.hit(2)  # won meanwhile: LP 87 answers with both
+
+    second = EventStore(store_path)
+    poll = MachineHost(config, store_callbacks(second)).wins_poll()
+    answered, answer = link.exchange(poll)
+    assert answer == f.ProgressiveWins(1, [(1, 123_45), (2, 9_10)])
+    poll.handle(answer)
+    link.handled(poll, answer)
+    jackpots = [(e["level"], e["amount"]) for _, e in second.oldest(10) if e["type"] == "jackpot"]
+    assert jackpots == [(11, 123_45), (12, 9_10)]  # the kept win once, the new one kept
+    assert not egm.wins
+    second.close()
+
+
+def test_lp_85_wins_behind_a_kept_one_are_read_after_it_is_found_again(store_path):
+    egm = Egm(EgmConfig(address=1, denomination=1, group=1, levels=[1, 2]), now=0.0)
+    egm.broadcast(1, {1: 123_45, 2: 6_78}, 0.0)
+    assert egm.hit(1) and egm.hit(2)
+    wire = Wire(egm)
+    link = Link(wire, 0.01, 0.01)
+    config = MachineConfig("M", 1, 1, group=1, levels={1: 11, 2: 12}, wins_lp=f.LP_SAS_PROGRESSIVE_WIN)
+    first = EventStore(store_path)
+    host = MachineHost(config, store_callbacks(first))
+    while (poll := host.general_poll()) and (answer := link.exchange(poll)[1]).code:
+        poll.handle(answer)  # 56, 54, 56, 54: each asks for a win, each acknowledged
+        link.handled(poll, answer)
+    poll = host.pending.popleft()
+    answer = link.exchange(poll)[1]
+    assert answer == f.ProgressiveWin(1, 1, 123_45)
+    poll.handle(answer)
+    first.close()  # killed after keeping the first win, before the ACK: no 56 is left for the second
+
+    second = EventStore(store_path)
+    poller = LinePoller(
+        Link(wire, 0.01, 0.01), [MachineHost(config, store_callbacks(second))], quiet=QUIET_RESTART
+    )
+    for step in range(200):
+        wire.now = step * 0.05
+        egm.tick(wire.now)
+        poller.step(wire.now)
+    jackpots = [(e["level"], e["amount"]) for _, e in second.oldest(10) if e["type"] == "jackpot"]
+    assert jackpots == [(11, 123_45), (12, 6_78)]
+    assert not egm.wins
+    second.close()
+
+
 # --- a gateway killed at random points while machines play: nothing lost, nothing doubled --------------
 
 
@@ -154,11 +218,12 @@ class Fuse:
     def rearm(self) -> None:
         self.left = self.rng.randint(1, 60)
 
-    def step(self, where: str) -> None:
+    def step(self, where: str, odds: float = 0.0) -> None:
+        """`odds`: the chance of dying here whatever the count, for a window too rare to be drawn often."""
         if not self.armed:
             return
         self.left -= 1
-        if self.left <= 0:
+        if self.left <= 0 or (odds and self.rng.random() < odds):
             self.kills[where] += 1
             self.rearm()
             raise Killed(where)
@@ -195,7 +260,7 @@ class FusedStore(EventStore):
     def _fused(self, name: str, *args: Any, kept: str = "kept") -> Any:
         self.fuse.step("before a write")
         result = getattr(super(), name)(*args)
-        self.fuse.step(f"{kept}, not acknowledged")
+        self.fuse.step(f"{kept}, not acknowledged", 0.25 if kept == "win kept" else 0.0)
         return result
 
     def put_all(self, *args: Any) -> list[int]:
@@ -205,12 +270,18 @@ class FusedStore(EventStore):
     def open_game_set(self, *args: Any) -> None:
         self._fused("open_game_set", *args)
 
+    def wins_due_set(self, *args: Any) -> None:
+        self._fused("wins_due_set", *args)
+
     def settled(self, *args: Any) -> None:
         self._fused("settled", *args)
 
 
-def test_a_gateway_killed_anywhere_loses_no_game_or_hit_and_doubles_none(store_path):
-    rng = random.Random(14)
+# Several draws: one alone passed while others doubled an LP 87 win (kept, killed before the ACK, read
+# again with a win that came during the quiet start)
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6, 7, 8, 14])
+def test_a_gateway_killed_anywhere_loses_no_game_or_hit_and_doubles_none(store_path, seed):
+    rng = random.Random(seed)
     fuse = Fuse(rng)
     progressive = {"group": 1, "levels": [1, 2], "spin": 0.0}
     lines = [  # a multi-drop line of two machines, and a machine alone on its line

@@ -173,6 +173,40 @@ def test_progressive_hit_posts_the_mapped_level_and_asks_for_the_reset():
     assert not egm.wins
 
 
+def test_a_hit_on_a_game_played_right_after_the_session_start_comes_after_that_game():
+    """A start reads no wins unasked: a win still has its 56 queued behind its game's 7E/7F, and read
+    before them it would reach the server with no game before it (no_triggering_game)."""
+    egm = Egm(EgmConfig(address=3, group=4, levels=[1], handpay_limit=10**9))
+    wire, out = Wire(egm), Recorder()
+    config = MachineConfig("VEN-0007", 3, 1, group=4, levels={1: 31}, wins_lp=0x87, meters_every=3600)
+    poller = LinePoller(Link(wire, 0.01, 0.01), [MachineHost(config, out)])
+    egm.answer(f.multi_broadcast(4, {1: 99_00}), 0.0)
+    while not any(frame[:2] == bytes([3, f.LP_SELECTED_METERS]) for _, frame in wire.sent):  # LP 0E, LP 2F
+        poller.step(wire.now)
+        wire.now = round(wire.now + 0.05, 6)
+    assert egm.play(2) and egm.hit(1)
+    run(poller, wire, until=wire.now + 2.0)
+    posted = [(e["type"], e.get("wager"), e.get("amount")) for e in out.events if e["type"] != "meters"]
+    assert posted == [("game", 2, None), ("jackpot", None, 99_00)]
+    assert not egm.wins
+
+
+def test_a_win_whose_56_the_machine_dropped_in_an_overflow_is_read_on_the_70():
+    egm = Egm(EgmConfig(address=3, group=4, levels=[1], handpay_limit=10**9))
+    wire, out = Wire(egm), Recorder()
+    config = MachineConfig("VEN-0007", 3, 1, group=4, levels={1: 31}, meters_every=3600)
+    poller = LinePoller(Link(wire, 0.01, 0.01), [MachineHost(config, out)])
+    egm.answer(f.multi_broadcast(4, {1: 99_00}), 0.0)
+    run(poller, wire, until=1.0)
+    assert egm.hit(1)
+    for code in range(0x20, 0x33):  # 19 tilts: with the 56 and 54, 21 exceptions in a queue of 20
+        egm.raise_exception(code)
+    assert 0x56 not in [report.code for report in egm.queue]
+    run(poller, wire, until=8.0)
+    assert [(e["level"], e["amount"]) for e in out.events if e["type"] == "jackpot"] == [(31, 99_00)]
+    assert not egm.wins
+
+
 def test_stale_board_stops_broadcasting_and_a_hit_broadcasts_the_reset_at_once():
     board = ProgressiveBoard({17: (1, 1), 18: (1, 2)}, fresh_for=10.0)
     board.set_level(17, 150000, reset=100000)
