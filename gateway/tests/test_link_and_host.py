@@ -176,7 +176,7 @@ def test_progressive_hit_posts_the_mapped_level_and_asks_for_the_reset():
 def test_a_hit_on_a_game_played_right_after_the_session_start_comes_after_that_game():
     """A start reads no wins unasked: a win still has its 56 queued behind its game's 7E/7F, and read
     before them it would reach the server with no game before it (no_triggering_game)."""
-    egm = Egm(EgmConfig(address=3, group=4, levels=[1], handpay_limit=10**9))
+    egm = Egm(EgmConfig(address=3, group=4, levels=[1], handpay_limit=10**9, spin=0.0))
     wire, out = Wire(egm), Recorder()
     config = MachineConfig("VEN-0007", 3, 1, group=4, levels={1: 31}, wins_lp=0x87, meters_every=3600)
     poller = LinePoller(Link(wire, 0.01, 0.01), [MachineHost(config, out)])
