@@ -34,8 +34,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -99,6 +98,12 @@ class Claimed(NamedTuple):
     @property
     def at(self) -> dt.datetime:
         return _EPOCH + dt.timedelta(microseconds=self.at_us)
+
+
+Member = tuple[int, int, bool, str]  # machine, progressive, enabled, machine status
+# A claimed event as the claim reads it: ``Claimed``'s fields in a plain tuple (the hot loop unpacks it; a
+# hit or a refusal makes its ``Claimed``: building 5,000 named tuples a batch cost more than the loop).
+Row = tuple[int, int, int, int | None, bool | None, int | None, int | None, int, int]
 
 
 class Feed(NamedTuple):
@@ -177,25 +182,38 @@ def settled_before(now: dt.datetime) -> dt.datetime:
     return now - dt.timedelta(milliseconds=settings.ENGINE_SETTLE_MILLISECONDS)
 
 
-# The pick, in the claim turn: the settled queue rows earliest in play order (slots.PendingEvent, indexed on
-# (at, machine_id, seq)), locked; SKIP LOCKED passes over those another batch picked. The queue's trigger
-# inserts each statement's rows in that order, so the walk reads the queue's pages in sequence.
+# In the claim turn, one round trip: open the batch, pick, take the seat, then leave the turn (the driver
+# sends the two statements as one query; they run one after the other, as two calls would).
+# - The batch row: its ``applied_at`` is unique, so the events it marks name it; on a clash nothing is
+#   inserted, nothing picked and no seat taken, and the caller takes the turn again for a later instant.
+# - The pick: the settled queue rows earliest in play order (slots.PendingEvent, indexed on
+#   (at, machine_id, seq)), locked; SKIP LOCKED passes over those another batch picked. The queue's trigger
+#   inserts each statement's rows in that order, so the walk reads the queue's pages in sequence.
+# - The seat, if it picked anything: this batch's, and the seats of the batches that picked before it and
+#   have not locked their levels yet (the only exclusive locks of the class: waiters hold theirs shared), in
+#   this database (advisory locks are per database; the server may hold other installations' engines).
 _PICK_SQL = """
-SELECT event_id FROM slots_pendingevent WHERE at <= %s
-ORDER BY at, machine_id, seq LIMIT %s FOR UPDATE SKIP LOCKED
-"""
-# The seat, in the claim turn: this batch's, and the seats of the batches that picked before it and have not
-# locked their levels yet (the only exclusive locks of the class: waiters hold theirs shared), in this
-# database (advisory locks are per database; the server may hold other installations' engines).
-_SEAT_SQL = """
-SELECT pg_advisory_lock(%(class)s, %(seat)s), ARRAY(
-    SELECT objid::bigint FROM pg_locks
-    WHERE locktype = 'advisory' AND classid = %(class)s AND objsubid = 2 AND mode = 'ExclusiveLock'
-        AND granted AND pid <> pg_backend_pid()
-        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+WITH batch AS (
+    INSERT INTO jackpots_contributionbatch (applied_at, event_count) VALUES (%(at)s, 0)
+    ON CONFLICT (applied_at) DO NOTHING RETURNING id
+), picked AS (
+    SELECT batch.id, ARRAY(
+        SELECT event_id FROM slots_pendingevent WHERE at <= %(settled)s
+        ORDER BY at, machine_id, seq LIMIT %(size)s FOR UPDATE SKIP LOCKED
+    ) AS ids
+    FROM batch
 )
+SELECT id, ids,
+    CASE WHEN cardinality(ids) > 0 THEN pg_advisory_lock(%(class)s, (id %% %(int4)s)::int) END,
+    CASE WHEN cardinality(ids) > 0 THEN ARRAY(
+        SELECT objid::bigint FROM pg_locks
+        WHERE locktype = 'advisory' AND classid = %(class)s AND objsubid = 2 AND mode = 'ExclusiveLock'
+            AND granted AND pid <> pg_backend_pid()
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+    ) END
+FROM picked;
+SELECT pg_advisory_unlock(%(turn)s)
 """
-_SEATS_WAIT_SQL = "SELECT pg_advisory_xact_lock_shared(%s, seat::int) FROM unnest(%s::bigint[]) AS seat"
 # The mark, outside the turn: the picked rows leave the queue and their events are marked in the same
 # statement. No index of the events table mentions ``pending``, so the mark is an in-place (HOT) update
 # where the page has room. ``AND e.pending`` drops a queued id whose event was cleared otherwise. ``at``
@@ -205,12 +223,19 @@ _SEATS_WAIT_SQL = "SELECT pg_advisory_xact_lock_shared(%s, seat::int) FROM unnes
 # count it scans the whole queue once it holds tens of thousands (a burst), 2 ms more per 5,000-event batch.
 _MARK_SQL = """
 WITH dequeued AS (
-    DELETE FROM slots_pendingevent WHERE event_id = ANY(ARRAY(SELECT unnest(%s::bigint[]))) RETURNING event_id
+    DELETE FROM slots_pendingevent WHERE event_id = ANY(ARRAY(SELECT unnest(%(ids)s::bigint[])))
+    RETURNING event_id
+), marked AS (
+    UPDATE slots_machineevent e SET pending = false, applied_at = %(at)s
+    WHERE e.id = ANY(ARRAY(SELECT event_id FROM dequeued)) AND e.pending
+    RETURNING e.id, e.machine_id, e.type, e.wager_cents, e.is_max_bet, e.level_id, e.amount_cents,
+        (extract(epoch FROM e.at) * 1000000)::bigint, e.seq
+), recorded AS (
+    UPDATE jackpots_contributionbatch SET (event_count, first_event_id, last_event_id) = (
+        SELECT count(*), min(id), max(id) FROM marked
+    ) WHERE id = %(batch)s
 )
-UPDATE slots_machineevent e SET pending = false, applied_at = %s
-WHERE e.id = ANY(ARRAY(SELECT event_id FROM dequeued)) AND e.pending
-RETURNING e.id, e.machine_id, e.type, e.wager_cents, e.is_max_bet, e.level_id, e.amount_cents,
-    (extract(epoch FROM e.at) * 1000000)::bigint, e.seq
+SELECT * FROM marked
 """
 _COLUMNS = ["id", "machine_id", "type", "wager_cents", "is_max_bet", "level_id", "amount_cents", "at", "seq"]
 
@@ -233,74 +258,82 @@ class _Seat:
     before: list[int]  # seats of the batches that picked earlier and were not seated yet
     held: bool = True
 
-    def wait_for_earlier(self) -> None:
-        """Returns once every batch that picked earlier has locked its levels (or is gone)."""
-        if self.before:
-            _sql(_SEATS_WAIT_SQL, [SEAT_CLASS, self.before])
-
     def leave(self) -> None:
         if self.held:
             self.held = False
             _sql("SELECT pg_advisory_unlock(%s, %s)", [SEAT_CLASS, self.key])
 
 
-@contextmanager
-def _claim_turn() -> Iterator[None]:
-    """Holds the claim turn for the block: a session advisory lock, so it outlives a rollback and a lost
-    connection takes it along."""
-    _advisory("pg_advisory_lock", CLAIM_TURN_KEY)
-    try:
-        yield
-    finally:
-        try:
-            _advisory("pg_advisory_unlock", CLAIM_TURN_KEY)
-        except DatabaseError:  # the session is gone, and its lock with it
-            logger.warning("the engine's claim turn went with its database session")
-
-
 def _pick(size: int) -> tuple[ContributionBatch, list[int], _Seat | None]:
     """In the claim turn, so batch ids follow the pick order: the batch, the ids of the events it applies,
-    and its seat (None if no event)."""
-    with _claim_turn():
-        batch = _batch_open()
-        ids = [row[0] for row in _sql(_PICK_SQL, [settled_before(batch.applied_at), size])]
-        if not ids:
-            return batch, ids, None
-        key = batch.pk % _INT4
-        [(_, before)] = _sql(_SEAT_SQL, {"class": SEAT_CLASS, "seat": key})
-        return batch, ids, _Seat(key, before)
+    and its seat (None if no event). The turn is a session advisory lock, so it outlives a rollback and a
+    lost connection takes it along."""
+    at: dt.datetime | None = None
+    for _ in range(20):
+        _advisory("pg_advisory_lock", CLAIM_TURN_KEY)
+        # a clash: the next microsecond, unless the clock has passed it (batches stamp in pick order)
+        at = timezone.now() if at is None else max(timezone.now(), at + _MICROSECOND)
+        params = {"turn": CLAIM_TURN_KEY, "at": at, "settled": settled_before(at), "size": size}
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(_PICK_SQL, {**params, "class": SEAT_CLASS, "int4": _INT4})
+                row = cursor.fetchone()
+        except BaseException:
+            _turn_leave()
+            raise
+        if row is not None:
+            batch_id, ids, _, before = row
+            batch = ContributionBatch(id=batch_id, applied_at=at, event_count=0)
+            batch._state.adding = False
+            batch._state.db = connection.alias
+            return batch, ids, (_Seat(batch_id % _INT4, before) if ids else None)
+    raise RuntimeError("could not stamp a contribution batch")
 
 
-def _mark(ids: list[int], at: dt.datetime) -> list[Claimed]:
-    """Dequeues and marks the picked events; returns those still pending, in the order of ``ids``.
+def _turn_leave() -> None:
+    """After a failed pick: the claim turn is left unless the session went, and its lock with it."""
+    try:
+        _advisory("pg_advisory_unlock", CLAIM_TURN_KEY)
+    except DatabaseError:
+        logger.warning("the engine's claim turn went with its database session")
+
+
+def _mark(ids: list[int], batch: ContributionBatch) -> list[Row]:
+    """Dequeues and marks the picked events and records their count and id range on the batch; returns
+    those still pending, in the order of ``ids``.
 
     The ids travel as one array literal: the driver's list adapter takes 2 ms to write 5,000 of them, a join
     0.4 ms."""
     literal = "{" + ",".join(map(str, ids)) + "}"
-    marked = {row[0]: row for row in _sql(_MARK_SQL, [literal, at])}
-    return [Claimed._make(marked[event_id]) for event_id in ids if event_id in marked]
+    rows = _sql(_MARK_SQL, {"ids": literal, "at": batch.applied_at, "batch": batch.pk})
+    marked = {row[0]: row for row in rows}
+    return [marked[event_id] for event_id in ids if event_id in marked]
 
 
-def _claim_sqlite(size: int, at: dt.datetime) -> list[Claimed]:
+def _claim_sqlite(size: int, batch: ContributionBatch) -> list[Row]:
     """SQLite: the transaction holds the database's write lock, there is nothing to skip or to seat."""
+    at = batch.applied_at
     pending = MachineEvent.objects.filter(pending=True, at__lte=settled_before(at))
     rows = list(pending.order_by("at", "machine_id", "seq").values_list(*_COLUMNS)[:size])
-    MachineEvent.objects.filter(id__in=[row[0] for row in rows]).update(pending=False, applied_at=at)
+    ids = [row[0] for row in rows]
+    MachineEvent.objects.filter(id__in=ids).update(pending=False, applied_at=at)
+    if ids:
+        ContributionBatch.objects.filter(pk=batch.pk).update(
+            event_count=len(ids), first_event_id=min(ids), last_event_id=max(ids)
+        )
     # ``at`` as integer microseconds, as PostgreSQL's claim gives it
-    return [Claimed(*row[:7], (row[7] - _EPOCH) // _MICROSECOND, row[8]) for row in rows]
+    return [(*row[:7], (row[7] - _EPOCH) // _MICROSECOND, row[8]) for row in rows]
 
 
 @dataclass(slots=True)
 class _Claim:
-    """A batch's events in play order, its machines' memberships, and (PostgreSQL) its seat."""
+    """A batch's events in play order, its machines' memberships, their progressives' levels, and
+    (PostgreSQL) its seat."""
 
-    events: list[Claimed]
-    members: list[tuple[int, int, bool, str]]
+    events: list[Row]
+    members: list[Member]
+    level_ids: list[int]
     seat: _Seat | None = None
-
-    def level_ids(self) -> list[int]:
-        progressives = {member[1] for member in self.members}
-        return list(Level.objects.filter(progressive_id__in=progressives).values_list("id", flat=True))
 
     def seat_leave(self) -> None:
         if self.seat is None:
@@ -317,19 +350,23 @@ def _claim(size: int) -> tuple[ContributionBatch, _Claim | None]:
     event to apply."""
     if connection.vendor != "postgresql":
         batch = _batch_open()
-        events = _claim_sqlite(size, batch.applied_at)
-        return batch, (_Claim(events, _members(sorted({e.machine_id for e in events}))) if events else None)
+        events = _claim_sqlite(size, batch)
+        if not events:
+            return batch, None
+        members = _members_sqlite(sorted({event[1] for event in events}))
+        progressives = {member[1] for member in members}
+        levels = Level.objects.filter(progressive_id__in=progressives).values_list("id", flat=True)
+        return batch, _Claim(events, members, list(levels))
     batch, ids, seat = _pick(size)
     if seat is None:
         return batch, None
-    claim = _Claim([], [], seat)
+    claim = _Claim([], [], [], seat)
     try:
-        claim.events = _mark(ids, batch.applied_at)
+        claim.events = _mark(ids, batch)
         if not claim.events:  # only ids whose events were cleared otherwise
             claim.seat_leave()
             return batch, None
-        claim.members = _members(sorted({e.machine_id for e in claim.events}))
-        seat.wait_for_earlier()
+        claim.members, claim.level_ids = _members_seated(sorted({event[1] for event in claim.events}), seat)
     except BaseException:
         claim.seat_leave()
         raise
@@ -343,35 +380,49 @@ def contributions_batch_apply(size: int, before_commit: BeforeCommit | None = No
             transaction.set_rollback(True)
             return 0
         try:
-            written = levels_write(claim.level_ids(), lambda locked: _BatchApply(batch, locked, claim).run())
+            written = levels_write(claim.level_ids, lambda locked: _BatchApply(batch, locked, claim).run())
         finally:
             claim.seat_leave()
         written.result.write()
-        ids = [event.id for event in claim.events]
-        ContributionBatch.objects.filter(pk=batch.pk).update(
-            event_count=len(ids), first_event_id=min(ids), last_event_id=max(ids)
-        )
         if before_commit is not None:
             before_commit()
-    return len(ids)
+    return len(claim.events)
 
 
-_MEMBERS_SQL = """
+# After the mark, one round trip: the memberships of the batch's machines (one array parameter instead of
+# hundreds of placeholders), the wait for the batches that picked earlier to lock their levels, then the ids
+# of the levels of those machines' progressives.
+_MEMBERS_SEATED_SQL = """
 SELECT pm.machine_id, pm.progressive_id, pm.enabled, m.status
 FROM jackpots_progressivemachine pm JOIN slots_slotmachine m ON m.id = pm.machine_id
-WHERE pm.machine_id = ANY(%s)
+WHERE pm.machine_id = ANY(%(machines)s);
+SELECT pg_advisory_xact_lock_shared(%(class)s, seat::int) FROM unnest(%(before)s::bigint[]) AS seat;
+SELECT id FROM jackpots_level WHERE progressive_id IN (
+    SELECT progressive_id FROM jackpots_progressivemachine WHERE machine_id = ANY(%(machines)s)
+)
 """
 
 
-def _members(machine_ids: list[int]) -> list[tuple[int, int, bool, str]]:
+def _members_seated(machine_ids: list[int], seat: _Seat) -> tuple[list[Member], list[int]]:
+    """(machine, progressive, enabled, machine status) of every membership of ``machine_ids`` and the ids of
+    their progressives' levels; returns once every batch that picked earlier has locked its levels (or is
+    gone)."""
+    params = {"machines": machine_ids, "class": SEAT_CLASS, "before": seat.before}
+    with connection.cursor() as cursor:
+        cursor.execute(_MEMBERS_SEATED_SQL, params)
+        members = cursor.fetchall()
+        cursor.nextset()
+        cursor.nextset()
+        return members, [row[0] for row in cursor.fetchall()]
+
+
+def _members_sqlite(machine_ids: list[int]) -> list[Member]:
     """(machine, progressive, enabled, machine status) of every membership of ``machine_ids``."""
-    if connection.vendor == "postgresql":  # one array parameter instead of hundreds of placeholders
-        return _sql(_MEMBERS_SQL, [machine_ids])
     memberships = ProgressiveMachine.objects.filter(machine_id__in=machine_ids)
     return list(memberships.values_list("machine_id", "progressive_id", "enabled", "machine__status"))
 
 
-def _feeds(members: list[tuple[int, int, bool, str]], levels: dict[int, Level]) -> dict[int, list[Feed]]:
+def _feeds(members: list[Member], levels: dict[int, Level]) -> dict[int, list[Feed]]:
     """What each of the batch's machines feeds, among its locked ``levels``.
 
     A member that is disabled or whose machine is not in service is not live: it feeds nothing."""
@@ -425,7 +476,7 @@ class _BatchApply:
         for event in self.events:
             event_id, machine_id, kind, wager, is_max_bet, _, _, _, _ = event
             if kind == JACKPOT:
-                self._jackpot(event)
+                self._jackpot(Claimed._make(event))
                 continue
             if kind != GAME:
                 continue
@@ -445,7 +496,7 @@ class _BatchApply:
                     acc.first = event_id
                 acc.last = event_id
                 if crossing:
-                    self._hit(lid, event, HitKind.MYSTERY)
+                    self._hit(lid, Claimed._make(event), HitKind.MYSTERY)
         for lid in self.levels:
             self._flush(lid)
         touched = {lid: states[lid] for lid in self.touched}

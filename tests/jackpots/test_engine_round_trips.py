@@ -13,8 +13,9 @@ from django.db import connection
 
 from config.celery import app, connections_tidy
 from jackpots.models import Level
-from jackpots.services import core
+from jackpots.services import contributions_batch_apply, core
 from jackpots.services.levels import level_create, level_state, levels_lock, levels_state_save
+from tests.jackpots.factories import GameEventFactory
 from tests.jackpots.helpers import GRAND, progressive_with_machines
 
 
@@ -60,3 +61,16 @@ def test_a_worker_keeps_its_connection_between_tasks() -> None:
     connection.close_at = 0  # past CONN_MAX_AGE: closed as after a request
     connections_tidy(task=task)
     assert connection.connection is None
+
+
+@pytest.mark.postgres
+def test_a_batch_of_events_takes_thirteen_round_trips(linked, django_assert_num_queries) -> None:
+    """A batch's fixed cost in round trips, under a test's transaction (the outer savepoint and its release
+    stand for BEGIN and COMMIT): the claim turn; the batch row, pick, seat and leaving the turn in one; the
+    mark with the batch's count; memberships, seat wait and level ids in one; the level write's savepoint,
+    level locks, seat left, levels, ledger, release; the machines' shares."""
+    _, machines, _level = linked
+    for i in range(6):
+        GameEventFactory(machine=machines[i % 4], wager_cents=200)
+    with django_assert_num_queries(13):
+        assert contributions_batch_apply(10) == 6
