@@ -49,36 +49,29 @@ class EventStore:
     ) -> list[int]:
         """Number and keep the events in one transaction, with `kept`: the SAS answer (kind, bytes) they
         come from (gateway/host.py MachineHost.on_exception says why)."""
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                self._keep_answer(machine, kept)
-                row = self.db.execute("SELECT seq FROM machine_seq WHERE machine = ?", (machine,)).fetchone()
-                last = row[0] if row else 0
-                seqs = list(range(last + 1, last + 1 + len(events)))
-                self.db.execute(
-                    "INSERT INTO machine_seq (machine, seq) VALUES (?, ?) "
-                    "ON CONFLICT (machine) DO UPDATE SET seq = excluded.seq",
-                    (machine, last + len(events)),
-                )
-                for event in events:  # where the next read's deltas count from (games without 7E/7F)
-                    if event.get("type") == "meters":
-                        self.db.execute(
-                            "INSERT INTO last_meters (machine, meters) VALUES (?, ?) "
-                            "ON CONFLICT (machine) DO UPDATE SET meters = excluded.meters",
-                            (machine, json.dumps(event["meters"])),
-                        )
-                self.db.executemany(
-                    "INSERT INTO outbox (body) VALUES (?)",
-                    [
-                        (json.dumps({**event, "machine": machine, "seq": seq}, separators=(",", ":")),)
-                        for event, seq in zip(events, seqs, strict=True)
-                    ],
-                )
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+        with self._kept_with(machine, kept):
+            row = self.db.execute("SELECT seq FROM machine_seq WHERE machine = ?", (machine,)).fetchone()
+            last = row[0] if row else 0
+            seqs = list(range(last + 1, last + 1 + len(events)))
+            self.db.execute(
+                "INSERT INTO machine_seq (machine, seq) VALUES (?, ?) "
+                "ON CONFLICT (machine) DO UPDATE SET seq = excluded.seq",
+                (machine, last + len(events)),
+            )
+            for event in events:  # where the next read's deltas count from (games without 7E/7F)
+                if event.get("type") == "meters":
+                    self.db.execute(
+                        "INSERT INTO last_meters (machine, meters) VALUES (?, ?) "
+                        "ON CONFLICT (machine) DO UPDATE SET meters = excluded.meters",
+                        (machine, json.dumps(event["meters"])),
+                    )
+            self.db.executemany(
+                "INSERT INTO outbox (body) VALUES (?)",
+                [
+                    (json.dumps({**event, "machine": machine, "seq": seq}, separators=(",", ":")),)
+                    for event, seq in zip(events, seqs, strict=True)
+                ],
+            )
         self.arrived.set()
         return seqs
 
@@ -172,24 +165,11 @@ class EventStore:
 
     def award_save(self, machine: str, award: dict[str, Any], kept: tuple[str, bytes] | None = None) -> None:
         """An award's new state (and its outcome once `done`), with the SAS answer it comes from."""
-        with self.lock:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                self._keep_answer(machine, kept)
-                self.db.execute(
-                    "UPDATE award SET state = ?, before = ?, status = ?, paid = ? WHERE award = ?",
-                    (
-                        award["state"],
-                        award.get("before"),
-                        award.get("status"),
-                        award.get("paid"),
-                        award["award"],
-                    ),
-                )
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+        with self._kept_with(machine, kept):
+            self.db.execute(
+                "UPDATE award SET state = ?, before = ?, status = ?, paid = ? WHERE award = ?",
+                (award["state"], award.get("before"), award.get("status"), award.get("paid"), award["award"]),
+            )
 
     def awards_open(self, machine: str) -> list[dict[str, Any]]:
         """The machine's awards without an outcome yet, oldest first."""
