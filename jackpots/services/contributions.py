@@ -283,9 +283,9 @@ def _pick(size: int) -> tuple[ContributionBatch, list[int], _Seat | None]:
             raise
         if row is not None:
             batch_id, ids, _, before = row
-            batch = ContributionBatch(id=batch_id, applied_at=at, event_count=0)
-            batch._state.adding = False
-            batch._state.db = connection.alias
+            # the row as the INSERT made it, built as Django builds a fetched one (no second query)
+            fields = ["id", "applied_at", "event_count", "first_event_id", "last_event_id"]
+            batch = ContributionBatch.from_db(connection.alias, fields, [batch_id, at, 0, None, None])
             return batch, ids, (_Seat(batch_id % _INT4, before) if ids else None)
     raise RuntimeError("could not stamp a contribution batch")
 
