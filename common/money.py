@@ -9,6 +9,10 @@ amount (a compensating ledger row) is never shown as smaller than it is. So 1,99
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from django.utils import formats
+
 MC_PER_CENT = 1000
 CENTS_PER_EURO = 100
 
@@ -26,12 +30,24 @@ def cents_eur(cents: int) -> str:
 
 
 def cents_eur_grouped(cents: int | None) -> str:
-    """ "1,523.41" from 152341, for people (pages, admin, CSV); None shows as an empty string."""
+    """152341 for people (pages, admin, CSV, slips), in the active language's format: "1.523,41" in
+    Italian, "1,523.41" in English. None shows as an empty string. The Decimal is built from the integer
+    exactly (no float), and Django's formats give the separators."""
     if cents is None:
         return ""
-    sign = "-" if cents < 0 else ""
-    euros, rest = divmod(abs(int(cents)), CENTS_PER_EURO)
-    return f"{sign}{euros:,}.{rest:02d}"
+    amount = Decimal(int(cents)).scaleb(-2)
+    return formats.number_format(amount, decimal_pos=2, use_l10n=True, force_grouping=True)
+
+
+CURRENCY_SIGNS = {"EUR": "€", "CHF": "CHF", "USD": "$", "GBP": "£"}
+
+
+def cents_money(cents: int | None, currency: str = "EUR") -> str:
+    """ "€ 1.523,41" (Italian) or "€ 1,523.41" (English): the amount with its currency for people, the
+    sign before the number and a no-break space between, so a line never breaks inside an amount."""
+    if cents is None:
+        return ""
+    return f"{CURRENCY_SIGNS.get(currency, currency)}\u00a0{cents_eur_grouped(cents)}"
 
 
 def mc_eur(millicents: int) -> str:

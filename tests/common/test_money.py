@@ -46,3 +46,18 @@ def test_a_display_never_shows_more_than_the_amount(millicents):
     shown_cents = sign * (int(euros) * 100 + int(cents))
     assert shown_cents == mc_to_cents(millicents)
     assert shown_cents * 1000 <= millicents < (shown_cents + 1) * 1000
+
+
+def test_grouped_amounts_follow_the_active_language():
+    from django.utils import translation
+
+    from common.money import cents_money
+
+    with translation.override("it"):
+        assert cents_eur_grouped(500004) == "5.000,04"
+        assert cents_eur_grouped(-1) == "-0,01"
+        assert cents_money(500004) == "€\u00a05.000,04"
+        assert cents_money(500004, "CHF") == "CHF\u00a05.000,04"
+    with translation.override("en"):
+        assert cents_eur_grouped(500004) == "5,000.04"
+        assert cents_money(115174800) == "€\u00a01,151,748.00"
