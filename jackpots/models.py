@@ -230,6 +230,30 @@ class Hit(models.Model):
         blank=True,
         help_text=_("Nonzero: the machine disagreed."),
     )
+    # Who paid a machine's jackpot, as its report said (``paid`` of the jackpot event): "machine" when the
+    # machine credited the win itself (then the hit is recorded paid by that machine, at what it paid,
+    # and never reaches the desk), "attendant" for a handpay lockup; blank when the report did not say.
+    reported_paid = models.CharField(
+        _("payer reported by the machine"),
+        max_length=10,
+        blank=True,
+        default="",
+        choices=[("machine", _("The machine (credit meter)")), ("attendant", _("Attendants (handpay)"))],
+    )
+    paid_by_machine = models.ForeignKey(
+        "slots.SlotMachine",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("paid by the machine"),
+    )
+    machine_paid_cents = models.BigIntegerField(
+        _("paid by the machine (cents)"),
+        null=True,
+        blank=True,
+        help_text=_("What the machine credited itself; above the level's amount, the house paid the rest."),
+    )
     event_id = models.BigIntegerField(_("jackpot event"), null=True, blank=True, unique=True)
     # The order of play (rule 7): the triggering event's ``at`` is ``at``, its machine ``machine``, its seq
     # here. ``late``: numbered after a hit on this level that was played after it (see contributions.py).
@@ -268,6 +292,15 @@ class Hit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.level} #{self.pk}"
+
+    @property
+    def payout_cents(self) -> int:
+        """What attendants hand over: the level's award, never less than what the machine displayed (a
+        handpay is never paid below the display; the house pays the difference, on record as
+        ``discrepancy_cents``). A hit the machine paid itself is its machine's payment."""
+        if self.machine_paid_cents is not None:
+            return self.machine_paid_cents
+        return max(self.amount_cents, self.machine_amount_cents or 0)
 
 
 class HitRefusal(models.Model):

@@ -111,6 +111,21 @@ class JackpotEventSerializer(_EventBase):
     amount = serializers.IntegerField(
         min_value=1, max_value=settings.JACKPOT_MAX_CENTS, help_text="Cents the machine shows as won."
     )
+    paid = serializers.ChoiceField(
+        choices=["machine", "attendant"],
+        required=False,
+        help_text='Who paid: "machine" (the machine credited the win itself, SAS exception 54 or a win '
+        'read with a credit-meter pay method; send `paid_amount`) or "attendant" (the machine locked up '
+        "in a handpay). Without it attendants pay. A machine-paid win is recorded paid by the machine at "
+        "`paid_amount`, never shown on the hits desk, and no handpay reset is sent; whatever the level "
+        "held above it stays in the pool.",
+    )
+    paid_amount = serializers.IntegerField(
+        min_value=1,
+        max_value=settings.JACKPOT_MAX_CENTS,
+        required=False,
+        help_text='With `"paid": "machine"` only: the cents the machine credited itself.',
+    )
 
 
 class StatusEventSerializer(_EventBase):

@@ -140,7 +140,10 @@ def award_for_hit(hit_id: int, venue_id: int) -> dict | None:
 def handpay_reset_target(hit_id: int) -> tuple[int, dict] | None:
     """The venue and the ``handpay_reset`` message for a paid hit of a SAS machine, or None."""
     hit = (
-        Hit.objects.filter(id=hit_id, state=Hit.State.PAID, machine__sas_address__isnull=False)
+        # A win the machine paid itself left no lockup: a reset would be refused by the machine.
+        Hit.objects.filter(
+            id=hit_id, state=Hit.State.PAID, machine__sas_address__isnull=False, paid_by_machine__isnull=True
+        )
         .select_related("machine__room")
         .first()
     )
@@ -157,6 +160,6 @@ def handpay_resets_open(venue_id: int) -> list[dict]:
         latest = (
             Hit.objects.filter(machine=machine).exclude(state=Hit.State.VOIDED).order_by("-at", "-id").first()
         )
-        if latest is not None and latest.state == Hit.State.PAID:
+        if latest is not None and latest.state == Hit.State.PAID and latest.paid_by_machine_id is None:
             messages.append({"type": "handpay_reset", "machine": machine.asset_number})
     return messages

@@ -52,7 +52,13 @@ from jackpots.models import (
     ProgressiveMachine,
 )
 from jackpots.services import core
-from jackpots.services.hits import Play, award_record_locked, hit_refusals_record, machine_report_refusal
+from jackpots.services.hits import (
+    Play,
+    award_record_locked,
+    hit_refusals_record,
+    jackpot_report_payer,
+    machine_report_refusal,
+)
 from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import ledger_entry, level_params
 from jackpots.services.machine_split import Part, contribution_parts, machine_parts_insert
@@ -552,6 +558,7 @@ class _BatchApply:
     def _hit(self, lid: int, event: Claimed, kind: str) -> None:
         self._flush(lid)
         machine_triggered = kind == HitKind.MACHINE
+        reported_paid, machine_paid = jackpot_report_payer(event.id) if machine_triggered else ("", None)
         at = event.at
         recorded = award_record_locked(
             self.levels[lid],
@@ -561,6 +568,8 @@ class _BatchApply:
             machine_id=event.machine_id,
             event_id=event.id if machine_triggered else None,
             machine_amount_cents=event.amount_cents if machine_triggered else None,
+            machine_paid_cents=machine_paid,
+            reported_paid=reported_paid,
             play=Play(at, event.machine_id, event.seq),
         )
         self.states[lid] = recorded.state

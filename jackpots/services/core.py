@@ -13,7 +13,7 @@ rates exact ``Decimal``s turned into integer fractions, so no float and no round
   share goes to ``current`` up to the limit, the rest to ``overflow`` (NJ 13:69E-1.39A, rule 3).
 - ``mystery_crossed(params, state, wagered_cents)``: would this wager push current to the secret trigger?
 - ``award(params, state, mode, value, winners, ...)``: a win. ``WHOLE`` pays the current amount (split
-  equally among ``winners``, whole cents each) and resets; ``SHARE`` pays a percentage of it (no reset;
+  equally among ``winners``, whole cents each; no more than a machine already paid itself) and resets; ``SHARE`` pays a percentage of it (no reset;
   the amount never drops below the reset value, the house tops it up); ``FIXED`` pays a fixed amount
   from the house and leaves the level alone. Whatever is not paid out in whole cents stays in the pool.
 - ``reset(params, state, randbelow)``: starts the next cycle at reset + reserve + overflow (overflow joins
@@ -211,13 +211,21 @@ def award(
     winners: int = 1,
     next_params: Params | None = None,
     randbelow: Callable[[int], int] | None = None,
+    paid_cap_cents: int | None = None,
 ) -> tuple[State, Movement, Award]:
     """A win on the level. ``value``: the share (e.g. Decimal("0.10")) for SHARE, cents for FIXED.
 
     ``next_params`` are the parameters of the next cycle (staged changes) when the win resets;
-    ``randbelow`` draws a mystery level's next trigger then (see ``reset``)."""
+    ``randbelow`` draws a mystery level's next trigger then (see ``reset``).
+    ``paid_cap_cents`` (WHOLE, one winner): the machine already credited the win itself and paid this
+    much. The level pays out no more than that: what it held above the machine's payment stays in the
+    pool and carries into the next cycle like the sub-cent rest, so no money leaves the pool that no
+    player received. A machine that paid more than the level held takes the whole amount; the excess
+    was the house's (recorded on the hit, never taken from the pool)."""
     if winners < 1:
         raise ValueError("an award needs at least one winner")
+    if paid_cap_cents is not None and (mode is not AwardMode.WHOLE or winners != 1 or paid_cap_cents < 0):
+        raise ValueError("a machine's own payment caps a whole award to one winner, by a non-negative amount")
     locked = state.current_mc
     if mode is AwardMode.FIXED:
         per = int(value)
@@ -226,6 +234,8 @@ def award(
         return state, Movement(), Award(per, winners, per * winners, False, locked)
     if mode is AwardMode.WHOLE:
         per = locked // MC_PER_CENT // winners
+        if paid_cap_cents is not None:
+            per = min(per, paid_cap_cents)
         paid_mc = per * winners * MC_PER_CENT
         taken = dataclasses.replace(
             state,

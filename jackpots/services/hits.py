@@ -85,6 +85,17 @@ def _played_after(level: Level, play: Play) -> bool:
 Game = tuple[int, int, bool | None]
 
 
+def jackpot_report_payer(event_id: int) -> tuple[str, int | None]:
+    """Who paid a machine's jackpot report, as it said: ("machine", cents it paid), ("attendant", None)
+    or ("", None). The events parser has bounded both fields; read only for a report (rare), so the
+    engine's claim of thousands of games does not carry payloads."""
+    payload = MachineEvent.objects.filter(id=event_id).values_list("payload", flat=True).first() or {}
+    paid = payload.get("paid", "")
+    if paid == "machine":
+        return paid, int(payload["paid_amount"])
+    return (paid, None) if paid == "attendant" else ("", None)
+
+
 def triggering_game(machine_id: int, seq: int, applied_by: datetime | None = None) -> Game | None:
     """The machine's last game before its report ``seq`` in seq order (one indexed look-up). The engine
     asks while it applies the report, so it sees the games stored by then; ``applied_by`` (the report's
@@ -185,6 +196,8 @@ def award_record_locked(
     machine_id: int | None = None,
     event_id: int | None = None,
     machine_amount_cents: int | None = None,
+    machine_paid_cents: int | None = None,
+    reported_paid: str = "",
     reference: str = "",
     play: Play | None = None,
 ) -> Recorded:
@@ -192,14 +205,23 @@ def award_record_locked(
 
     One Hit per winner (each its own order number); the level resets only on a WHOLE award. The staged
     parameter changes take effect at that reset (rule 4) and a mystery level draws its next trigger.
-    ``play``: the triggering event's place in the order of play (engine hits), recorded on the hit."""
+    ``play``: the triggering event's place in the order of play (engine hits), recorded on the hit.
+    ``machine_paid_cents``: the machine credited the win itself (its report's ``paid_amount``): the hit is
+    recorded paid by the machine and the level pays out no more than that (``core.award``)."""
     params = level_params(level)
     before = snapshot(params, state)
     next_params = params
     if mode is core.AwardMode.WHOLE:
         next_params = staged_changes_apply(level, at, state.cycle + 1)
     new_state, movement, award = core.award(
-        params, state, mode, value, winners=winners, next_params=next_params, randbelow=trigger_randbelow
+        params,
+        state,
+        mode,
+        value,
+        winners=winners,
+        next_params=next_params,
+        randbelow=trigger_randbelow,
+        paid_cap_cents=machine_paid_cents,
     )
     hits = _hits_create(
         level,
@@ -211,9 +233,12 @@ def award_record_locked(
         machine_id=machine_id,
         event_id=event_id,
         machine_amount_cents=machine_amount_cents,
+        reported_paid=reported_paid,
         before=before,
         play=play,
     )
+    if machine_paid_cents is not None:
+        _paid_by_machine(hits[0], machine_paid_cents)
     entries = []
     if movement != core.Movement():
         ledger_kind = LedgerEntry.Kind.HIT if award.reset else LedgerEntry.Kind.AWARD
@@ -243,6 +268,7 @@ def _hits_create(
     machine_id: int | None,
     event_id: int | None,
     machine_amount_cents: int | None,
+    reported_paid: str,
     before: dict,
     play: Play | None,
 ) -> list[Hit]:
@@ -273,6 +299,7 @@ def _hits_create(
                 kind=kind,
                 number=number + i,
                 machine_amount_cents=machine_amount_cents,
+                reported_paid=reported_paid,
                 discrepancy_cents=discrepancy,
                 event_id=event_id,
                 before=before,
@@ -281,6 +308,22 @@ def _hits_create(
             )
         )
     return hits
+
+
+def _paid_by_machine(hit: Hit, paid_cents: int) -> None:
+    """The machine credited the win itself: the hit is paid, by that machine, when it was won. It never
+    reaches the desk and no handpay reset is sent for it (``jackpots.gateway.selectors``)."""
+    hit.state, hit.paid_at = Hit.State.PAID, hit.at
+    hit.paid_by_machine_id, hit.machine_paid_cents = hit.machine_id, paid_cents
+    if paid_cents != hit.amount_cents:
+        logger.warning(
+            "hit %s on level %s: the machine paid itself %s cents, the level paid out %s cents",
+            hit.pk,
+            hit.level_id,
+            paid_cents,
+            hit.amount_cents,
+        )
+    hit.save(update_fields=["state", "paid_at", "paid_by_machine", "machine_paid_cents"])
 
 
 def _award_step(level_id: int, **award) -> Callable[[Locked], Written[Recorded]]:

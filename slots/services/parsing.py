@@ -228,6 +228,25 @@ def _jackpot_parse(event: ParsedEvent, raw: dict) -> None:
             "amount_out_of_range", f"A jackpot of {amount} cents is more than the {cap} cents accepted."
         )
     event.level, event.amount = level, amount
+    _payer_parse(raw, cap)
+
+
+def _payer_parse(raw: dict, cap: int) -> None:
+    """Who paid (optional): "machine" with the cents it credited itself (``paid_amount``, at least a cent,
+    at most the jackpot cap), or "attendant" (a handpay lockup) with no ``paid_amount``."""
+    paid, paid_amount = raw.get("paid"), raw.get("paid_amount")
+    if paid is None and paid_amount is None:
+        return
+    if paid == "machine":
+        if not _is_int(paid_amount) or not 0 < paid_amount <= cap:
+            raise EventRejected(
+                "invalid_paid",
+                f"A jackpot paid by the machine needs `paid_amount`, the cents it paid: 1 to {cap}.",
+            )
+        return
+    if paid == "attendant" and paid_amount is None:
+        return
+    raise EventRejected("invalid_paid")
 
 
 def _status_parse(event: ParsedEvent, raw: dict) -> None:
@@ -254,6 +273,9 @@ def _event_digest(event: ParsedEvent) -> str:
         content = (event.type, at, sorted(event.meters.items()))
     elif event.type == MachineEvent.Type.JACKPOT:
         content = (event.type, at, event.level, event.amount)
+        # Who paid is part of the report's meaning; a report without it keeps its earlier digest.
+        if "paid" in event.payload:
+            content += (event.payload["paid"], event.payload.get("paid_amount"))
     else:
         content = (event.type, at, event.status)
     return hashlib.sha1(orjson.dumps(content), usedforsecurity=False).hexdigest()

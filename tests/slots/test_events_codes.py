@@ -80,6 +80,14 @@ REJECTIONS = [
     ("invalid_amount", lambda m: [_event(m, type="jackpot", level=17, amount=0)]),
     ("invalid_amount", lambda m: [_event(m, type="jackpot", level=17)]),
     ("amount_out_of_range", lambda m: [_event(m, type="jackpot", level=17, amount=10**10 + 1)]),
+    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="machine")]),
+    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="machine", paid_amount=0)]),
+    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="machine", paid_amount="5")]),
+    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="machine", paid_amount=10**10 + 1)]),
+    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="attendant", paid_amount=100)]),
+    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="house")]),
+    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid_amount=100)]),
+    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid=["machine"])]),
     ("level_not_played", lambda m: [_event(m, type="jackpot", level=999_999, amount=100)]),
 ]
 
