@@ -13,9 +13,10 @@ rates exact ``Decimal``s turned into integer fractions, so no float and no round
   share goes to ``current`` up to the limit, the rest to ``overflow`` (NJ 13:69E-1.39A, rule 3).
 - ``mystery_crossed(params, state, wagered_cents)``: would this wager push current to the secret trigger?
 - ``award(params, state, mode, value, winners, ...)``: a win. ``WHOLE`` pays the current amount (split
-  equally among ``winners``, whole cents each; no more than a machine already paid itself) and resets; ``SHARE`` pays a percentage of it (no reset;
-  the amount never drops below the reset value, the house tops it up); ``FIXED`` pays a fixed amount
-  from the house and leaves the level alone. Whatever is not paid out in whole cents stays in the pool.
+  equally among ``winners``, whole cents each; to one winner no more than the machine paid itself) and
+  resets; ``SHARE`` pays a percentage of it (no reset; the amount never drops below the reset value, the
+  house tops it up); ``FIXED`` pays a fixed amount from the house and leaves the level alone. Whatever
+  is not paid out in whole cents stays in the pool.
 - ``reset(params, state, randbelow)``: starts the next cycle at reset + reserve + overflow (overflow joins
   the reserve) + the award's unpaid rest, capped at the limit (what exceeds it stays in reserve for the
   cycle after), and draws a mystery level's next trigger from that start. The staged parameters are the

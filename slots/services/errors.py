@@ -42,8 +42,8 @@ EVENT_ERRORS: dict[str, str] = {
     "invalid_level": "`level` must be the positive integer id of a level.",
     "level_not_played": "The machine is not an enabled member of the progressive that owns this level.",
     "invalid_amount": "`amount` must be a positive integer number of cents.",
-    "invalid_paid": "`paid` must be \"machine\" (with `paid_amount`, the positive cents the machine "
-    "credited) or \"attendant\" (without `paid_amount`).",
+    "invalid_paid": '`paid` must be "machine" (with `paid_amount`, the positive cents the machine '
+    'credited) or "attendant" (without `paid_amount`).',
     "amount_out_of_range": "`amount` is more than JACKPOT_MAX_CENTS (by default 10,000,000,000 cents, "
     "EUR 100,000,000).",
     "seq_conflict": "This seq was already stored for the machine with different content.",

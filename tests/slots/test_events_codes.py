@@ -28,6 +28,10 @@ def _without(event: dict, name: str) -> dict:
     return {key: value for key, value in event.items() if key != name}
 
 
+def _jackpot(machine, **paid) -> dict:
+    return _event(machine, type="jackpot", level=17, amount=100, **paid)
+
+
 REJECTIONS = [
     ("invalid_event", lambda m: ["not an object"]),
     ("invalid_event", lambda m: [None]),
@@ -80,14 +84,14 @@ REJECTIONS = [
     ("invalid_amount", lambda m: [_event(m, type="jackpot", level=17, amount=0)]),
     ("invalid_amount", lambda m: [_event(m, type="jackpot", level=17)]),
     ("amount_out_of_range", lambda m: [_event(m, type="jackpot", level=17, amount=10**10 + 1)]),
-    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="machine")]),
-    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="machine", paid_amount=0)]),
-    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="machine", paid_amount="5")]),
-    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="machine", paid_amount=10**10 + 1)]),
-    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="attendant", paid_amount=100)]),
-    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid="house")]),
-    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid_amount=100)]),
-    ("invalid_paid", lambda m: [_event(m, type="jackpot", level=17, amount=100, paid=["machine"])]),
+    ("invalid_paid", lambda m: [_jackpot(m, paid="machine")]),
+    ("invalid_paid", lambda m: [_jackpot(m, paid="machine", paid_amount=0)]),
+    ("invalid_paid", lambda m: [_jackpot(m, paid="machine", paid_amount="5")]),
+    ("invalid_paid", lambda m: [_jackpot(m, paid="machine", paid_amount=10**10 + 1)]),
+    ("invalid_paid", lambda m: [_jackpot(m, paid="attendant", paid_amount=100)]),
+    ("invalid_paid", lambda m: [_jackpot(m, paid="house")]),
+    ("invalid_paid", lambda m: [_jackpot(m, paid_amount=100)]),
+    ("invalid_paid", lambda m: [_jackpot(m, paid=["machine"])]),
     ("level_not_played", lambda m: [_event(m, type="jackpot", level=999_999, amount=100)]),
 ]
 
