@@ -68,8 +68,12 @@ class ModelLevel:
     def wager(self, cents: int) -> None:
         self.cycle_wagered += cents
 
-    def hit(self) -> int:
+    def hit(self, machine_paid_cents: int | None = None) -> int:
+        """The whole amount in whole cents; a machine that credited the win itself takes no more than it
+        paid, the rest staying in the pool for the next cycle."""
         paid = self.current // 1000 * 1000
+        if machine_paid_cents is not None:
+            paid = min(paid, machine_paid_cents * 1000)
         pot = self.params.reset_mc + (self.current - paid) + self.reserve + self.overflow
         self.total_contributed += self.added + self._floor(self.cycle_wagered, self.params.reserve_rate)
         limit = self.params.limit_mc

@@ -36,7 +36,12 @@ def level_params(draw) -> core.Params:
 
 
 ops = st.lists(
-    st.one_of(st.tuples(st.just("wager"), st.integers(min_value=1, max_value=50_000)), st.just(("hit", 0))),
+    st.one_of(
+        st.tuples(st.just("wager"), st.integers(min_value=1, max_value=50_000)),
+        st.just(("hit", 0)),
+        # A win the machine credited itself, paid this many cents (below or above what the level holds).
+        st.tuples(st.just("machine_paid"), st.integers(min_value=0, max_value=7_000_000)),
+    ),
     max_size=60,
 )
 
@@ -54,10 +59,14 @@ def test_core_equals_closed_form_and_conserves(params, stream):
         if op == "wager":
             model.wager(cents)
             state, moved = core.contribute(params, state, cents)
-        else:
+        elif op == "hit":
             paid = model.hit()
             state, moved, award = core.award(params, state, core.AwardMode.WHOLE)
             assert award.paid_cents == paid
+        else:
+            paid = model.hit(machine_paid_cents=cents)
+            state, moved, award = core.award(params, state, core.AwardMode.WHOLE, paid_cap_cents=cents)
+            assert award.paid_cents == paid <= cents
         contributed += moved.contributed_mc
         seeded += moved.seeded_mc
         awarded += moved.awarded_mc
