@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint ci messages
+.PHONY: run test lint ci messages docs
 
 $(BIN)/.installed: requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# The manual (docs/) as a static site in site/: open site/index.html; no request leaves the machine.
+docs: $(BIN)/.installed
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # CI: starts PostgreSQL/Redis if down, lint, migration check, the tests on the real services, no skips.
 ci:

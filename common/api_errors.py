@@ -1,4 +1,4 @@
-"""Every error answer of ``/api/...`` in one shape: ``{"error": <code>, "detail": <sentence>}`` (API.md
+"""Every error answer of ``/api/...`` in one shape: ``{"error": <code>, "detail": <sentence>}`` (docs/api.md
 "Errors and bounds"), from one place.
 
 - A view, or a service under it, refuses a request by raising ``ApiError`` (or a subclass naming its own
@@ -128,7 +128,7 @@ def api_exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
 
 
 def bearer_challenge(realm: str | None = None) -> str:
-    """The WWW-Authenticate value of a 401 (API.md: every 401 asks for a Bearer key)."""
+    """The WWW-Authenticate value of a 401 (docs/api.md: every 401 asks for a Bearer key)."""
     return f'Bearer realm="{realm}"' if realm else "Bearer"
 
 

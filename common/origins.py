@@ -22,7 +22,7 @@ def websocket_origin_allowed(scope: dict) -> bool:
     """A foreign Origin is refused: it is a browser on another site's page (cross-site websocket
     hijacking). A handshake without Origin is not a browser's (browsers always send one), so the Origin
     protects nothing there and the connection's own credential decides (the screen token, the session):
-    sign players and integrators that follow API.md send none."""
+    sign players and integrators that follow docs/api.md send none."""
     origin = None
     for name, value in scope.get("headers", []):
         if name == b"origin":

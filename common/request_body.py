@@ -14,7 +14,7 @@ from common.api_errors import ApiError, bearer_challenge, error_response
 
 
 def body_limit() -> int:
-    """Largest body in bytes (API.md: 1 MiB, over it 413)."""
+    """Largest body in bytes (docs/api.md: 1 MiB, over it 413)."""
     return settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
 
@@ -45,7 +45,7 @@ def body_read(request: HttpRequest) -> bytes:
 
 def refusal_response(refusal: ApiError, realm: str | None = None) -> HttpResponse:
     """The JSON answer to a request refused before its view runs (config.http), in the API's one error
-    shape; a 401 asks for a Bearer key of ``realm`` (API.md)."""
+    shape; a 401 asks for a Bearer key of ``realm`` (docs/api.md)."""
     response = error_response(refusal.status, refusal.code, refusal.detail)
     if refusal.status == 401:
         response["WWW-Authenticate"] = bearer_challenge(realm)

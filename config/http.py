@@ -37,10 +37,10 @@ from slots.services.errors import RequestRefused
 
 Receive = Callable[[], Awaitable[dict]]
 
-# Exact paths (API.md fixes them).
+# Exact paths (docs/api.md fixes them).
 EVENT_PATHS = frozenset({"/api/v1/events"})
 EVENT_THREADS = 2
-# Paths whose bodies are bounded here: the JSON APIs (every error of theirs is JSON, API.md).
+# Paths whose bodies are bounded here: the JSON APIs (every error of theirs is JSON, docs/api.md).
 API_PREFIX = "/api/"
 
 

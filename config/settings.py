@@ -184,7 +184,8 @@ if USING_REDIS:
         "default": {
             "BACKEND": env_str("CHANNEL_LAYER_BACKEND", "channels_redis.pubsub.RedisPubSubChannelLayer"),
             "CONFIG": {
-                # redis-py 8's 5 s socket timeout kills the layer's blocking read; see DESIGN "Known traps".
+                # redis-py 8's 5 s socket timeout kills the layer's blocking read (docs/design.md "Known
+                # traps").
                 "hosts": [{"address": REDIS_URL, "socket_timeout": None, "max_connections": 1000}],
             },
         }
@@ -277,7 +278,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "UNAUTHENTICATED_USER": None,
-    # Every error of /api/... as {"error", "detail"} (API.md); urls.py's handlers do the rest.
+    # Every error of /api/... as {"error", "detail"} (docs/api.md); urls.py's handlers do the rest.
     "EXCEPTION_HANDLER": "common.api_errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
@@ -293,7 +294,7 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- The floor and the engine -----------------------------------------------------------------------
-# Largest request body the events API accepts (API.md: 1 MiB, over it 413).
+# Largest request body the events API accepts (docs/api.md: 1 MiB, over it 413).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024, minimum=1024)
 # A machine silent this long is offline and out of the progressives (G2S noProgInfo default, 30 s).
 MACHINE_OFFLINE_AFTER_SECONDS = env_int("MACHINE_OFFLINE_AFTER_SECONDS", 30, minimum=1)
@@ -343,7 +344,7 @@ METERS_PLAUSIBILITY_MARGIN = env_int("METERS_PLAUSIBILITY_MARGIN", 2, minimum=1)
 ENGINE_SETTLE_MILLISECONDS = env_int("ENGINE_SETTLE_MILLISECONDS", 250, minimum=0)
 if ENGINE_SETTLE_MILLISECONDS > 5000:
     raise ImproperlyConfigured("ENGINE_SETTLE_MILLISECONDS must be at most 5000 (signs wait that long).")
-# Signs: amount updates are coalesced to at most this many frames a second per screen (API.md: 4).
+# Signs: amount updates are coalesced to at most this many frames a second per screen (docs/api.md: 4).
 SIGNAGE_MAX_UPDATES_PER_SECOND = env_decimal("SIGNAGE_MAX_UPDATES_PER_SECOND", "4")
 if not Decimal("0.1") <= SIGNAGE_MAX_UPDATES_PER_SECOND <= Decimal("4"):
     raise ImproperlyConfigured("SIGNAGE_MAX_UPDATES_PER_SECOND must be between 0.1 and 4.")

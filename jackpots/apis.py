@@ -1,4 +1,4 @@
-"""Public, read-only jackpot amounts (API.md "Jackpots (read)")."""
+"""Public, read-only jackpot amounts (docs/api.md "Jackpots (read)")."""
 
 from __future__ import annotations
 

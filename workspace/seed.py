@@ -69,7 +69,7 @@ class NamedBank:
         return sum(count for _game, count in self.games)
 
 
-# The machines named in the casino's documents (domain.md), with their denominations and bet ranges.
+# The machines named in the casino's documents (docs/domain.md), with their denominations and bet ranges.
 # Where only a maximum is given, the minimum is the game's smallest line bet.
 NAMED_BANKS = (
     NamedBank(

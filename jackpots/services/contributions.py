@@ -1,4 +1,5 @@
-"""Applying pending machine events to the levels, exactly once (DESIGN "Exactly-once"), in the order of play.
+"""Applying pending machine events to the levels, exactly once (docs/design.md "Exactly-once"), in the order
+of play.
 
 One batch is one transaction: claim up to ``batch_size`` pending events (``FOR UPDATE SKIP LOCKED`` on
 PostgreSQL) and mark them applied, lock the touched levels in primary-key order, sum the eligible wagers
@@ -6,8 +7,8 @@ per level in Python, write ONE ledger row per level (a hit inside the batch spli
 hit) and ONE UPDATE for all the touched levels, record the batch. A worker killed anywhere leaves nothing
 of its batch: the events stay pending for the next one.
 
-The order of play (DESIGN "Order of play"). An event's place is (``at``, machine id, seq): the time the
-machine gives, then the machine, then its seq. Hits are numbered, and amounts assigned, in that order,
+The order of play (docs/design.md "Order of play"). An event's place is (``at``, machine id, seq): the time
+the machine gives, then the machine, then its seq. Hits are numbered, and amounts assigned, in that order,
 whichever request, worker or commit carried the events:
 - a batch claims the pending events earliest in play order (the queue keeps each event's place, indexed)
   among those whose ``at`` is at least ENGINE_SETTLE_MILLISECONDS old, and applies them in play order;

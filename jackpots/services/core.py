@@ -4,7 +4,7 @@ Both the batch path (``contributions_apply``) and the table games build on these
 overflows, pays and resets the same way whatever feeds it. Every function returns a new state and a
 record of the money that moved; callers persist both (the level row and a ledger row).
 
-Money (see DESIGN "Money"): wagers and awards are integer cents, pool amounts integer millicents,
+Money (see docs/design.md "Money"): wagers and awards are integer cents, pool amounts integer millicents,
 rates exact ``Decimal``s turned into integer fractions, so no float and no rounding per event.
 
 - ``contribute(params, state, wagered_cents)``: adds eligible wagers. The carry rule: since the carry

@@ -1,8 +1,8 @@
 """Each machine's part of a contribution ledger row (``MachineContribution``), allocated exactly.
 
-A batch applies many machines' wagers to a level in ONE ledger row (carry rule, DESIGN "Money"), so the
-per-machine figures are an allocation of that row, not a recomputation: recomputing floor(wager x rate) per
-machine would lose the fractions the carry keeps. Largest remainder, for each meter delta D of the row and
+A batch applies many machines' wagers to a level in ONE ledger row (carry rule, docs/design.md "Money"), so
+the per-machine figures are an allocation of that row, not a recomputation: recomputing floor(wager x rate)
+per machine would lose the fractions the carry keeps. Largest remainder, for each meter delta D of the row and
 machines m with eligible wagers w_m (W = their sum):
     part_m = floor(|D| x w_m / W), then the |D| - sum(part) millicents left go one each to the machines
     with the largest remainders (|D| x w_m mod W), ties to the lower machine id; the sign of D is kept.

@@ -1,1 +1,1 @@
-"""Live signage: the websocket protocol of API.md ("Signage"), the screen page and its reads."""
+"""Live signage: the websocket protocol of docs/api.md ("Signage"), the screen page and its reads."""

@@ -1,4 +1,4 @@
-"""The sign's websocket, ``/ws/signage/<screen>/?token=...`` (API.md "Signage").
+"""The sign's websocket, ``/ws/signage/<screen>/?token=...`` (docs/api.md "Signage").
 
 Thin: the reads are selectors, the link checks a shared per-process watcher. What the consumer owns is
 the pacing: it keeps the newest value of every level it shows and writes at most

@@ -1,7 +1,7 @@
 """A screen shows every progressive in its venue's currency (a Jumbo 7 pool in euros on a screen of a
 casino that plays in francs, say).
 
-Frames keep the fields of API.md; when the venue's currency is not the pool's, a level or a hit also
+Frames keep the fields of docs/api.md; when the venue's currency is not the pool's, a level or a hit also
 carries ``amount`` (and ``reset``) in whole minor units of ``currency``, converted at the exchange rate in
 force with the tables' one rounding rule (``convert_cents``: integer arithmetic, rounded down, so a sign
 never shows more than the pool holds). With no rate in force the sign shows the pool's own amount and

@@ -1,4 +1,4 @@
-"""The table rounds API (API.md "Table rounds"): thin views over the round services. Refusals are raised
+"""The table rounds API (docs/api.md "Table rounds"): thin views over the round services. Refusals are raised
 (ApiError, RoundError) and answered in the API's error shape by common.api_errors."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The OpenAPI description of the table APIs (API.md "Table rounds"): every field of every answer."""
+"""The OpenAPI description of the table APIs (docs/api.md "Table rounds"): every field of every answer."""
 
 from __future__ import annotations
 

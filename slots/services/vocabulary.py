@@ -1,4 +1,4 @@
-"""The fixed vocabulary of machine events (API.md): types, meters and statuses."""
+"""The fixed vocabulary of machine events (docs/api.md): types, meters and statuses."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ EVENT_TYPES: dict[str, int] = {
     "status": MachineEvent.Type.STATUS,
 }
 
-# SAS meter vocabulary, in cents except games_played. The first eight are the ones API.md names.
+# SAS meter vocabulary, in cents except games_played. The first eight are the ones docs/api.md names.
 METER_NAMES: frozenset[str] = frozenset(
     {
         "coin_in",

@@ -158,7 +158,7 @@ def test_a_session_cookie_with_a_nul_is_no_session(client, path) -> None:
 
 def test_a_lost_database_under_any_api_is_a_json_503(client, monkeypatch) -> None:
     """Not only the events API: every /api/ view answers a lost database connection with 503 and
-    Retry-After (API.md), through the one error handler."""
+    Retry-After (docs/api.md), through the one error handler."""
     from django.db import OperationalError
 
     from jackpots import apis

@@ -1,4 +1,4 @@
-"""The sign's websocket through the real ASGI application and channel layer (API.md "Signage")."""
+"""The sign's websocket through the real ASGI application and channel layer (docs/api.md "Signage")."""
 
 from __future__ import annotations
 

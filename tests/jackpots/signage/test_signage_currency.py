@@ -1,5 +1,5 @@
 """A screen shows each progressive in its venue's currency: the Diamond Vault pool is in euros, the
-Lugano screen shows francs at the EUR/CHF rate in force, the Ca' Noghera screen keeps API.md's euros."""
+Lugano screen shows francs at the EUR/CHF rate in force, the Ca' Noghera screen keeps docs/api.md's euros."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ async def test_updates_and_hits_reach_chf_screens_in_francs_and_eur_screens_unch
         frame.pop("type"): frame for frame in [await eur_sign.receive_json_from(timeout=3) for _ in range(2)]
     }
     chf_frames = [await chf.receive_json_from(timeout=3) for _ in range(2)]
-    # The euro screen's frames are exactly API.md's.
+    # The euro screen's frames are exactly docs/api.md's.
     assert {kind: {k: v for k, v in frame.items() if k != "n"} for kind, frame in eur_frames.items()} == {
         "hit": {
             "level": grand.id,
