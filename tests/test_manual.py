@@ -11,7 +11,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # What a page loads by itself (scripts, stylesheets, images, fonts): a link a reader clicks is not a request.
-_LOADS = re.compile(r"""(?:<script[^>]*\ssrc|<img[^>]*\ssrc|<link[^>]*\shref|url\()\s*=?\s*["']?(https?:)?//""")
+_LOADS = re.compile(
+    r"""(?:<script[^>]*\ssrc|<img[^>]*\ssrc|<link[^>]*\shref|url\()\s*=?\s*["']?(https?:)?//"""
+)
 _CITED = re.compile(r"\b(docs/[\w./-]+\.md|gateway/README\.md)\b")
 
 
