@@ -494,12 +494,16 @@ class MachineHost:
         locked = None
         if isinstance(seen, f.HandpayInfo) and seen.group == group:
             locked = max((i for i, (level, _) in enumerate(wins) if level == seen.level), default=None)
-        return [
-            {"paid": "attendant"}
-            if index == locked
-            else {"paid": "machine", "paid_amount": self.cents(amount // self.config.denomination)}
-            for index, (_, amount) in enumerate(wins)
-        ]
+        paid: list[dict[str, Any]] = []
+        for index, (_, amount) in enumerate(wins):
+            credited = self.cents(amount // self.config.denomination)
+            if index == locked:
+                paid.append({"paid": "attendant"})
+            elif credited:
+                paid.append({"paid": "machine", "paid_amount": credited})
+            else:  # less than one credit: the machine credited nothing, attendants pay it
+                paid.append({})
+        return paid
 
     def wins_poll(self) -> Poll:
         lp = self.config.wins_lp

@@ -182,3 +182,13 @@ def test_a_refused_lp_94_is_logged_and_the_line_goes_on(caplog):
     assert egm.play(2)  # the line goes on: the next game is posted
     run(poller, wire, 6.0)
     assert [e["wager"] for e in out.events if e["type"] == "game"] == [10]
+
+
+def test_a_win_below_one_credit_carries_no_paid_field():
+    # The server takes a machine's payment of at least one cent: a win the machine could not credit
+    # (less than a credit) is left to attendants, like a legacy bonus below one credit.
+    egm, wire, out, _host, poller = floor(handpay_limit=120_000, denomination=2000)
+    assert egm.hit(1)  # 10.02 on a 20-euro machine
+    run(poller, wire, 3.0)
+    assert jackpots(out) == [{"level": 31, "amount": 1002}]
+    assert egm.meters[MACHINE_PAID_PROG] == 0
