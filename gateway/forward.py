@@ -38,7 +38,10 @@ class Forwarder:
         rows = self.store.oldest(self.batch)
         if not rows:
             return 0
-        if self.seqs_from_server({event["machine"] for _, event in rows}):
+        # Numbered again, the batch is read again: a machine's first event may have come meanwhile.
+        for _ in range(3):
+            if not self.seqs_from_server({event["machine"] for _, event in rows}):
+                break
             rows = self.store.oldest(self.batch)
         try:
             response = self.client.post(self.url, json={"events": [event for _, event in rows]})

@@ -309,3 +309,29 @@ def test_a_seq_conflict_keeps_the_events_and_numbers_them_after_the_servers_last
     assert [e["at"] for e in server.stored[6:]] == [status(100 + n)["at"] for n in range(4)]
     assert store.backlog() == 0
     store.close()
+
+
+def test_a_machines_first_event_arriving_while_another_is_numbered_again_is_numbered_too(store_path, server):
+    # Seen end to end: the batch read again after NOG-0101 was numbered held NOG-0102's first event,
+    # still numbered from 1, and the server refused it as seq_conflict.
+    server.gateway_map = SAS_MAP
+    deliver(store_path, server, 8)
+    wipe(store_path)
+    store = EventStore(store_path)
+    store.put("NOG-0101", status(50))
+    renumber = store.renumber
+
+    def renumber_while_a_line_captures(machine: str, server_last: int | None) -> None:
+        renumber(machine, server_last)
+        if machine == "NOG-0101":
+            store.put("NOG-0102", status(51))
+
+    store.renumber = renumber_while_a_line_captures  # type: ignore[method-assign]
+    forwarder = Forwarder(store, server.url, "gw-key")
+    try:
+        assert forwarder.send_once() == 2
+    finally:
+        forwarder.close()
+    assert server.conflicts == 0
+    assert [(e["machine"], e["seq"]) for e in server.stored[8:]] == [("NOG-0101", 5), ("NOG-0102", 5)]
+    store.close()
