@@ -13,10 +13,12 @@ import threading
 import httpx
 
 from gateway.queue import EventStore
+from gateway.servermap import MapUnavailable, fetch_map
 
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 1000  # the API's limit per request
+SEQ_CONFLICT = "seq_conflict"
 
 
 class Forwarder:
@@ -24,6 +26,7 @@ class Forwarder:
         self, store: EventStore, url: str, key: str, batch: int = 500, timeout: float = 10.0
     ) -> None:
         self.store = store
+        self.base, self.key = url, key
         self.url = url.rstrip("/") + "/api/v1/events"
         self.batch = min(batch, MAX_BATCH)
         self.client = httpx.Client(headers={"Authorization": f"Bearer {key}"}, timeout=timeout)
@@ -35,6 +38,11 @@ class Forwarder:
         rows = self.store.oldest(self.batch)
         if not rows:
             return 0
+        # Numbered again, the batch is read again: a machine's first event may have come meanwhile.
+        for _ in range(3):
+            if not self.seqs_from_server({event["machine"] for _, event in rows}):
+                break
+            rows = self.store.oldest(self.batch)
         try:
             response = self.client.post(self.url, json={"events": [event for _, event in rows]})
         except httpx.HTTPError as exc:
@@ -52,10 +60,44 @@ class Forwarder:
             rows[item["index"]][0]: (item.get("error", ""), item.get("detail", ""))
             for item in response.json().get("rejected", [])
         }
+        # A seq the server holds with other content: this store numbered the machine from where the
+        # server is not (a lost store, a machine moved from another gateway). The event is not dropped:
+        # it waits, and the machine's waiting events are numbered again after the server's last seq.
+        conflicts = {row_id for row_id, (error, _) in rejected.items() if error == SEQ_CONFLICT}
+        for row_id, event in rows:
+            if row_id in conflicts:
+                log.warning("%s seq %d: seq_conflict, numbered again", event["machine"], event["seq"])
+                self.store.provisional_set(event["machine"])
         for row_id, (error, detail) in rejected.items():
-            log.error("event %d rejected: %s %s", row_id, error, detail)
-        self.store.done([row_id for row_id, _ in rows], rejected)
-        return len(rows)
+            if row_id not in conflicts:
+                log.error("event %d rejected: %s %s", row_id, error, detail)
+        self.store.done(
+            [row_id for row_id, _ in rows if row_id not in conflicts],
+            {row_id: why for row_id, why in rejected.items() if row_id not in conflicts},
+        )
+        return len(rows) - len(conflicts)
+
+    def seqs_from_server(self, machines: set[str]) -> bool:
+        """Number the waiting events of the batch's provisional machines after the server's last seq of
+        each (GET /api/v1/gateway/config, `last_seq`); True when some were. A server that cannot say
+        leaves them as they are: posted, a conflict keeps them waiting for the next try."""
+        due = machines & self.store.provisional()
+        if not due:
+            return False
+        try:
+            answer = fetch_map(self.base, self.key)
+        except MapUnavailable as exc:
+            log.warning("seqs of %s not taken from the server: %s", ", ".join(sorted(due)), exc)
+            return False
+        last = {m.get("code"): m.get("last_seq") for m in answer["machines"]}
+        for machine in sorted(due):
+            server_last = last.get(machine)
+            if not isinstance(server_last, int):
+                log.warning("%s: the server gave no last seq; its events keep this store's", machine)
+                server_last = None
+            self.store.renumber(machine, server_last)
+            log.info("%s: events numbered after the server's last seq %s", machine, server_last)
+        return True
 
     def run(self, idle: float = 0.5, max_backoff: float = 5.0) -> None:
         # At most 5 s between tries: once the server is back the backlog reaches the signs within

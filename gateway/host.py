@@ -67,6 +67,10 @@ class MachineConfig:
     meters_lp: int = f.LP_SELECTED_METERS  # 0x2F, or 0x6F / 0xAF for machines with extended meters
 
 
+UNKNOWN = object()  # the machine's handpay state was not read
+PROGRESSIVE_HANDPAY_LEVELS = range(0x01, 0x21)  # LP 1B level 01-20: a progressive level's handpay
+
+
 # An answer the machine holds until the host's implied ACK, as (kind, its bytes): "exception" (a general
 # poll's) or "win" (LP 85/87's). SAS answers carry no id: their bytes are all there is to recognise them.
 Kept = tuple[str, bytes]
@@ -181,6 +185,9 @@ class MachineHost:
         # The last meters read (cents), kept with their event: games from deltas count from there
         self.meters: dict[str, int] | None = callbacks.last_meters(config.code)
         self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
+        # Who pays the wins about to be read: the machine's handpay as LP 1B answered just before them
+        # (None: not in a handpay), or UNKNOWN when it did not answer: those wins then say nothing.
+        self.handpay_seen: f.HandpayInfo | object | None = UNKNOWN
         # The last answers whose handling went to disk, maybe not acknowledged by the machine: the previous
         # process may have died before the ACK, so this one's first answer of each kind can be that again.
         self.repeat: dict[str, bytes] = callbacks.kept(config.code)
@@ -230,7 +237,7 @@ class MachineHost:
             # (then the first answer is compared with the kept one). Any other win still has its 56
             # queued behind its game's 7E/7F: read at the start, a hit on a game played just after it
             # would reach the server before that game and be refused for want of the game that won it.
-            first.append(self.wins_poll())
+            first += self.wins_read()
         self.pending.extendleft(reversed(first))
         self.award_asked = None  # the award in hand is looked at again: its queued poll may be lost
 
@@ -375,7 +382,7 @@ class MachineHost:
                 # The game that won was not reported (no 7E/7F): the meters read first post it from their
                 # deltas, so it comes before its jackpot in the machine's seq order, as the server needs.
                 self.pending.append(self.meters_poll())
-            self.pending.append(self.wins_poll())
+            self.pending.extend(self.wins_read())
         elif code == 0x7C:
             self.on_bonus_exception(report)
         else:
@@ -399,7 +406,7 @@ class MachineHost:
             self.pending.append(self.meters_poll())
         if code == 0x70 and self.reads_sas_wins():  # a lost 56 would leave its wins unread
             self.set_wins_due(True)
-            self.pending.append(self.wins_poll())
+            self.pending.extend(self.wins_read())
 
     def on_game_ended(self, win_credits: int) -> None:
         if self.wager is None:
@@ -452,6 +459,52 @@ class MachineHost:
             self.wins_due = due
             self.out.wins_due_set(self.config.code, due, self._take_key())
 
+    def wins_read(self) -> list[Poll]:
+        """LP 1B, then the wins: SAS 6.02 §10.4 has a machine report a progressive win with 54 (paid to
+        its credit meter or cashout device) or 51 (handpay pending) besides the 56, in no set order,
+        and LP 85/87 carry no pay method. The machine's handpay read just before the wins says which
+        of them it locked up on (`who_paid`)."""
+        return [self.handpay_peek_poll(self.on_handpay_peek), self.wins_poll()]
+
+    def handpay_peek_poll(self, handle: Callable[[f.HandpayInfo], None]) -> Poll:
+        """LP 1B read for the machine's handpay state, not for a 51 (its 51 still makes the lockup)."""
+        poll = self._data_poll(
+            f.read_poll(self.address, f.LP_HANDPAY_INFO),
+            partial(f.decode_handpay_info, address=self.address),
+            handle,
+        )
+        poll.failed = self.on_handpay_unknown
+        return poll
+
+    def on_handpay_peek(self, info: f.HandpayInfo) -> None:
+        self.handpay_seen = info if info.level in PROGRESSIVE_HANDPAY_LEVELS else None
+
+    def on_handpay_unknown(self) -> None:
+        self.handpay_seen = UNKNOWN
+
+    def who_paid(self, group: int, wins: list[tuple[int, int]]) -> list[dict[str, Any]]:
+        """`paid` (and `paid_amount`) of each win of one answer: the attendant pays the one the machine
+        is locked up on (its last win of the handpay's level: a locked machine plays no further game),
+        the machine paid the others to its credit meter, in whole credits (the fraction of a credit is
+        not credited, as for a legacy bonus). Nothing when the handpay state is unknown: the server then
+        has attendants pay it, as before the field existed."""
+        seen = self.handpay_seen
+        if seen is UNKNOWN:
+            return [{} for _ in wins]
+        locked = None
+        if isinstance(seen, f.HandpayInfo) and seen.group == group:
+            locked = max((i for i, (level, _) in enumerate(wins) if level == seen.level), default=None)
+        paid: list[dict[str, Any]] = []
+        for index, (_, amount) in enumerate(wins):
+            credited = self.cents(amount // self.config.denomination)
+            if index == locked:
+                paid.append({"paid": "attendant"})
+            elif credited:
+                paid.append({"paid": "machine", "paid_amount": credited})
+            else:  # less than one credit: the machine credited nothing, attendants pay it
+                paid.append({})
+        return paid
+
     def wins_poll(self) -> Poll:
         lp = self.config.wins_lp
         if lp == f.LP_MULTI_PROGRESSIVE_WINS:
@@ -475,7 +528,8 @@ class MachineHost:
                 again,
             )
         if again < len(wins):
-            self.wins_kept(answer.group, wins[again:], ("win", win_key(answer)))
+            paid = self.who_paid(answer.group, wins)[again:]
+            self.wins_kept(answer.group, wins[again:], paid, ("win", win_key(answer)))
             self.pending.append(self.meters_poll())
         if wins and isinstance(answer, f.ProgressiveWin):  # one win per answer: ask for the next until
             # none, also after a repeat (the wins behind it may have no 56 left to ask for them)
@@ -483,15 +537,17 @@ class MachineHost:
         else:  # LP 87 answers with all the machine holds: none is left past these once they are kept
             self.set_wins_due(False)
 
-    def wins_kept(self, group: int, wins: list[tuple[int, int]], key: Kept) -> None:
+    def wins_kept(
+        self, group: int, wins: list[tuple[int, int]], paid: list[dict[str, Any]], key: Kept
+    ) -> None:
         """The jackpots of one answer in one transaction with its key, then their resets broadcast."""
         events, hits = [], []
-        for level, amount in wins:
+        for (level, amount), who in zip(wins, paid, strict=True):
             level_id = self.config.levels.get(level)
             if level_id is None:
                 log.error("%s: hit of SAS level %d, mapped to no level", self.config.code, level)
                 continue
-            events.append(self.event("jackpot", level=level_id, amount=amount))
+            events.append(self.event("jackpot", level=level_id, amount=amount, **who))
             hits.append(level)
         self.key = key
         self.out.answer_events(self.config.code, events, self._take_key())
@@ -627,6 +683,16 @@ class MachineHost:
         self._award_save(award, kept, state="done", status="paid", paid=self.cents(win.bonus))
 
     def handpay_reset(self) -> None:
+        """The server's handpay reset: LP 94 only to a machine that says it is in a handpay (LP 1B), never
+        to one that paid its win itself (the reset it would refuse)."""
+        self.pending.append(self.handpay_peek_poll(self.on_reset_check))
+
+    def on_reset_check(self, info: f.HandpayInfo) -> None:
+        if not (info.level or info.amount):
+            log.warning(
+                "%s: handpay reset asked, the machine is in no handpay: LP 94 not sent", self.config.code
+            )
+            return
         request = f.handpay_reset(self.address)
         decode = partial(f.decode_handpay_reset_answer, address=self.address)
         self.pending.append(self._data_poll(request, decode, self.on_handpay_reset))

@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS last_meters (machine TEXT PRIMARY KEY, meters TEXT NO
 CREATE TABLE IF NOT EXISTS award (award INTEGER PRIMARY KEY, machine TEXT NOT NULL, amount INTEGER NOT NULL,
                                   credits INTEGER NOT NULL, state TEXT NOT NULL, before INTEGER,
                                   status TEXT, paid INTEGER, answered INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS provisional (machine TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS rejected (id INTEGER PRIMARY KEY, body TEXT NOT NULL, error TEXT NOT NULL,
                                      detail TEXT NOT NULL);
 """
@@ -52,6 +53,8 @@ class EventStore:
         with self._kept_with(machine, kept):
             row = self.db.execute("SELECT seq FROM machine_seq WHERE machine = ?", (machine,)).fetchone()
             last = row[0] if row else 0
+            if row is None:  # numbered from 1 by this store only: the server may know later seqs
+                self.db.execute("INSERT OR IGNORE INTO provisional (machine) VALUES (?)", (machine,))
             seqs = list(range(last + 1, last + 1 + len(events)))
             self.db.execute(
                 "INSERT INTO machine_seq (machine, seq) VALUES (?, ?) "
@@ -200,6 +203,40 @@ class EventStore:
         the server sends again is recognised and never paid twice)."""
         with self.lock:
             self.db.execute("UPDATE award SET answered = 1 WHERE award = ? AND state = 'done'", (award,))
+
+    # --- seq numbers the server may already hold (a store lost or wiped, a machine moved) ------------
+
+    def provisional(self) -> set[str]:
+        """Machines whose seqs this store began from 1 (or that met a seq_conflict): their events wait
+        to be numbered after the server's last seq (`renumber`) before they are posted."""
+        with self.lock:
+            return {row[0] for row in self.db.execute("SELECT machine FROM provisional")}
+
+    def provisional_set(self, machine: str) -> None:
+        with self.lock:
+            self.db.execute("INSERT OR IGNORE INTO provisional (machine) VALUES (?)", (machine,))
+
+    def renumber(self, machine: str, server_last: int | None) -> None:
+        """Number the machine's waiting events after `server_last`, the last seq the server stored for
+        it, in their order, and go on from there; None (the server does not know the machine): keep
+        the store's numbers. Only events never accepted are waiting, so no seq the server holds moves."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            if server_last is not None:
+                mine = self.db.execute(
+                    "SELECT id FROM outbox WHERE json_extract(body, '$.machine') = ? ORDER BY id", (machine,)
+                ).fetchall()
+                self.db.executemany(
+                    "UPDATE outbox SET body = json_set(body, '$.seq', ?) WHERE id = ?",
+                    [(seq, row_id) for seq, (row_id,) in enumerate(mine, start=server_last + 1)],
+                )
+                self.db.execute(
+                    "INSERT INTO machine_seq (machine, seq) VALUES (?, ?) "
+                    "ON CONFLICT (machine) DO UPDATE SET seq = excluded.seq",
+                    (machine, server_last + len(mine)),
+                )
+            self.db.execute("DELETE FROM provisional WHERE machine = ?", (machine,))
+            self.db.execute("COMMIT")
 
     def oldest(self, limit: int) -> list[tuple[int, dict[str, Any]]]:
         with self.lock:

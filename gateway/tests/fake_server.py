@@ -1,5 +1,5 @@
 """A small stand-in for POST /api/v1/events (dedupes on (machine, seq) and answers like the API) and
-GET /api/v1/gateway/config (answers `gateway_map`)."""
+GET /api/v1/gateway/config (answers `gateway_map`, each machine with its `last_seq`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ class FakeEventsServer:
         self.stored: list[dict[str, Any]] = []  # in the order the server committed them
         self.requests = 0
         self.duplicates = 0
+        self.conflicts = 0
         self.reject_seqs: set[tuple[str, int]] = set()
         self.hold = threading.Event()  # while set, answers wait after storing (a gateway killed mid-request)
         self.stored_batch = threading.Event()
@@ -37,19 +38,32 @@ class FakeEventsServer:
         accepted, duplicates, rejected = 0, 0, []
         with self.lock:
             self.requests += 1
-            seen = {(e["machine"], e["seq"]) for e in self.stored}
+            seen = {(e["machine"], e["seq"]): e for e in self.stored}
             for index, event in enumerate(events):
                 key = (event["machine"], event["seq"])
                 if key in self.reject_seqs:
                     rejected.append({"index": index, "error": "invalid_wager", "detail": "wager must be > 0"})
+                elif key in seen and seen[key] != event:  # as the API: same seq, other content
+                    self.conflicts += 1
+                    rejected.append({"index": index, "error": "seq_conflict", "detail": "other content"})
                 elif key in seen:
                     duplicates += 1
                 else:
-                    seen.add(key)
+                    seen[key] = event
                     self.stored.append(event)
                     accepted += 1
             self.duplicates += duplicates
         return {"accepted": accepted, "duplicates": duplicates, "rejected": rejected}
+
+    def last_seq(self, machine: str) -> int:
+        with self.lock:
+            return max((e["seq"] for e in self.stored if e["machine"] == machine), default=0)
+
+    def map_with_seqs(self) -> dict[str, Any]:
+        """The map, each machine with the last seq stored for it, as the server's route says."""
+        assert self.gateway_map is not None
+        machines = [{**m, "last_seq": self.last_seq(m["code"])} for m in self.gateway_map["machines"]]
+        return {**self.gateway_map, "machines": machines}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -68,7 +82,7 @@ class FakeEventsServer:
                     if server.gateway_map is None:
                         self._answer(503, {"error": "database_unavailable", "detail": "down"})
                     else:
-                        self._answer(200, server.gateway_map)
+                        self._answer(200, server.map_with_seqs())
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))

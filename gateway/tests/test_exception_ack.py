@@ -178,6 +178,8 @@ def test_lp_85_wins_behind_a_kept_one_are_read_after_it_is_found_again(store_pat
     while (poll := host.general_poll()) and (answer := link.exchange(poll)[1]).code:
         poll.handle(answer)  # 56, 54, 56, 54: each asks for a win, each acknowledged
         link.handled(poll, answer)
+    peek = host.pending.popleft()  # LP 1B before the wins: who pays them
+    peek.handle(link.exchange(peek)[1])
     poll = host.pending.popleft()
     answer = link.exchange(poll)[1]
     assert answer == f.ProgressiveWin(1, 1, 123_45)

@@ -236,3 +236,102 @@ def test_a_gateway_killed_between_game_start_and_end_still_reports_the_game(stor
     assert second.open_game("VEN-0007") is None
     assert second.kept("VEN-0007") == {}  # settled by the machine's "nothing" after the ACK
     second.close()
+
+
+def status(n: int) -> dict:
+    return {"at": f"2026-11-21T18:{n // 60:02d}:{n % 60:02d}.000Z", "type": "status", "status": "tilt"}
+
+
+def deliver(path: str, server: FakeEventsServer, count: int, machines=("NOG-0101", "NOG-0102")) -> None:
+    """A gateway run: `count` events captured in the store at `path`, all sent."""
+    store = EventStore(path)
+    for n in range(count):
+        store.put(machines[n % len(machines)], status(len(server.stored) + n))
+    forwarder = Forwarder(store, server.url, "gw-key")
+    try:
+        while forwarder.send_once():
+            pass
+    finally:
+        forwarder.close()
+    assert store.backlog() == 0
+    assert store.rejected() == []
+    store.close()
+
+
+def wipe(path: str) -> None:
+    """The store's disk lost (or the file moved aside): the next run starts from an empty store."""
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+
+
+SAS_MAP = {"machines": [{"code": "NOG-0101"}, {"code": "NOG-0102"}], "groups": []}
+
+
+def test_a_gateway_with_an_empty_store_numbers_after_the_servers_last_seq(store_path, server):
+    # Issue 21, finding 4: an empty store numbered every machine from seq 1 again; the server refused
+    # each as seq_conflict and the gateway dropped them (76 events in 60 s in the demo).
+    server.gateway_map = SAS_MAP
+    deliver(store_path, server, 152)
+    assert (server.last_seq("NOG-0101"), server.last_seq("NOG-0102")) == (76, 76)
+    wipe(store_path)
+    deliver(store_path, server, 10)
+    assert server.conflicts == 0
+    assert len(server.stored) == 162
+    assert [e["seq"] for e in server.stored[152:] if e["machine"] == "NOG-0101"] == [77, 78, 79, 80, 81]
+    assert [e["seq"] for e in server.stored[152:] if e["machine"] == "NOG-0102"] == [77, 78, 79, 80, 81]
+    store = EventStore(store_path)  # and the store goes on from there
+    assert store.put("NOG-0101", status(999)) == 82
+    assert store.provisional() == set()
+    store.close()
+
+
+def test_a_seq_conflict_keeps_the_events_and_numbers_them_after_the_servers_last(store_path, server):
+    # The server's map was not there when the empty store first posted: the events went out numbered
+    # from 1 and met seq_conflict. They are kept, not dropped, and sent again after the server's seqs.
+    server.gateway_map = SAS_MAP
+    deliver(store_path, server, 6, machines=("NOG-0101",))
+    wipe(store_path)
+    server.gateway_map = None
+    store = EventStore(store_path)
+    for n in range(4):
+        store.put("NOG-0101", status(100 + n))
+    forwarder = Forwarder(store, server.url, "gw-key")
+    try:
+        assert forwarder.send_once() == 0  # seqs 1-4: all conflicts, all kept
+        assert (server.conflicts, store.backlog(), store.rejected()) == (4, 4, [])
+        assert store.provisional() == {"NOG-0101"}
+        server.gateway_map = SAS_MAP
+        assert forwarder.send_once() == 4
+    finally:
+        forwarder.close()
+    assert [e["seq"] for e in server.stored] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+    assert [e["at"] for e in server.stored[6:]] == [status(100 + n)["at"] for n in range(4)]
+    assert store.backlog() == 0
+    store.close()
+
+
+def test_a_machines_first_event_arriving_while_another_is_numbered_again_is_numbered_too(store_path, server):
+    # Seen end to end: the batch read again after NOG-0101 was numbered held NOG-0102's first event,
+    # still numbered from 1, and the server refused it as seq_conflict.
+    server.gateway_map = SAS_MAP
+    deliver(store_path, server, 8)
+    wipe(store_path)
+    store = EventStore(store_path)
+    store.put("NOG-0101", status(50))
+    renumber = store.renumber
+
+    def renumber_while_a_line_captures(machine: str, server_last: int | None) -> None:
+        renumber(machine, server_last)
+        if machine == "NOG-0101":
+            store.put("NOG-0102", status(51))
+
+    store.renumber = renumber_while_a_line_captures  # type: ignore[method-assign]
+    forwarder = Forwarder(store, server.url, "gw-key")
+    try:
+        assert forwarder.send_once() == 2
+    finally:
+        forwarder.close()
+    assert server.conflicts == 0
+    assert [(e["machine"], e["seq"]) for e in server.stored[8:]] == [("NOG-0101", 5), ("NOG-0102", 5)]
+    store.close()

@@ -35,6 +35,11 @@ class GatewayMachineSerializer(serializers.Serializer):
     handpay_limit = serializers.IntegerField(
         allow_null=True, help_text="Cents; awards above it go to an attendant. Null: not known."
     )
+    last_seq = serializers.IntegerField(
+        min_value=0,
+        help_text="The highest event seq the server stored for the machine (0: none). A gateway that lost "
+        "its store numbers the machine's next events from here.",
+    )
 
 
 class GatewayGroupSerializer(serializers.Serializer):

@@ -7,13 +7,13 @@ has not answered and handpay resets for machines still locked on a paid hit.
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, Max, OuterRef, QuerySet
 
 from common.credentials import credential_find
 from common.money import mc_eur
 from jackpots.models import Hit, HitKind, Level, Progressive, ProgressiveMachine, SasAward
 from jackpots.selectors import progressive_links, progressive_public, progressives_list
-from slots.models import GatewayKey, SlotMachine
+from slots.models import GatewayKey, MachineEvent, SlotMachine
 
 # The LP the gateway broadcasts a group's levels with: 0x86, all levels in one frame (gateway/README.md).
 BROADCAST_LP = 0x86
@@ -64,7 +64,7 @@ def gateway_snapshot(progressive_ids: list[int]) -> list[dict]:
     return [progressive_public(p, link=links[p.id]) for p in progressives]
 
 
-def _machine_config(machine: SlotMachine) -> dict:
+def _machine_config(machine: SlotMachine, last_seq: int) -> dict:
     return {
         "code": machine.asset_number,
         "line": machine.sas_line,
@@ -74,7 +74,21 @@ def _machine_config(machine: SlotMachine) -> dict:
         "min_bet": machine.min_bet_cents,
         "max_bet": machine.max_bet_cents,
         "handpay_limit": machine.sas_handpay_limit_cents,
+        "last_seq": last_seq,
     }
+
+
+def machines_last_seq(machine_ids: list[int]) -> dict[int, int]:
+    """The highest event seq stored for each machine (absent: none yet). A gateway that lost its store
+    numbers its next events from there instead of from 1 (seq_conflict). One grouped query on the
+    (machine, seq) unique index, one row per machine."""
+    rows = (
+        MachineEvent.objects.filter(machine_id__in=machine_ids)
+        .values("machine_id")
+        .annotate(last=Max("seq"))
+        .values_list("machine_id", "last")
+    )
+    return dict(rows)
 
 
 def _groups_config(progressive_ids: list[int]) -> list[dict]:
@@ -105,8 +119,10 @@ def _groups_config(progressive_ids: list[int]) -> list[dict]:
 
 def gateway_config(venue_id: int) -> dict:
     """GET /api/v1/gateway/config: the venue's SAS machines and progressive groups."""
+    machines = list(sas_machines(venue_id))
+    last = machines_last_seq([m.id for m in machines])
     return {
-        "machines": [_machine_config(m) for m in sas_machines(venue_id)],
+        "machines": [_machine_config(m, last.get(m.id, 0)) for m in machines],
         "groups": _groups_config(gateway_progressive_ids(venue_id)),
     }
 

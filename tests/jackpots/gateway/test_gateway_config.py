@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from common.credentials import credentials_revoke
 from jackpots.models import Level, Progressive
@@ -36,6 +37,7 @@ def test_the_venues_sas_machines_and_groups(client, floor_db: Floor):
                 "min_bet": 50,
                 "max_bet": 450,
                 "handpay_limit": 120_000,
+                "last_seq": 0,
             },
             {
                 "code": "NOG-0102",
@@ -46,6 +48,7 @@ def test_the_venues_sas_machines_and_groups(client, floor_db: Floor):
                 "min_bet": 50,
                 "max_bet": 200,
                 "handpay_limit": None,
+                "last_seq": 0,
             },
         ],
         "groups": [
@@ -114,3 +117,20 @@ def test_a_venue_without_sas_machines_gets_empty_lists(client, floor_db: Floor):
 
     key = gateway_key_issue(VenueFactory(code="VEN"))[1]
     assert get(client, key).json() == {"machines": [], "groups": []}
+
+
+def test_each_machine_carries_the_last_seq_the_server_stored(client, floor_db: Floor):
+    # A gateway that lost its store takes each machine's next seq from here (issue 21, finding 4).
+    events = [
+        {"machine": code, "seq": seq, "at": timezone.now().isoformat(), "type": "status", "status": "tilt"}
+        for code, seq in (("NOG-0101", 7), ("NOG-0101", 76), ("NOG-0101", 3), ("NOG-0103", 5))
+    ]
+    posted = client.post(
+        "/api/v1/events",
+        {"events": events},
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {floor_db.token}",
+    )
+    assert posted.json()["accepted"] == 4
+    machines = get(client, floor_db.token).json()["machines"]
+    assert [(m["code"], m["last_seq"]) for m in machines] == [("NOG-0101", 76), ("NOG-0102", 0)]
