@@ -351,6 +351,9 @@ class MachineAlert(models.Model):
         SEQ_CONFLICT = "seq_conflict", _("Sequence conflict")
         IMPLAUSIBLE_METERS = "implausible_meters", _("Implausible meters")
         JACKPOT_REFUSED = "jackpot_refused", _("Jackpot report refused")
+        AWARD_PAID_SHORT = "award_paid_short", _("Award paid short by the machine")
+        MACHINE_OFFLINE = "machine_offline", _("Machine offline")
+        MACHINE_BACK = "machine_back", _("Machine heard again")
 
     machine = models.ForeignKey(
         SlotMachine, on_delete=models.CASCADE, related_name="alerts", verbose_name=_("machine")
