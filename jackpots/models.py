@@ -327,6 +327,7 @@ class HitRefusal(models.Model):
         NO_TRIGGERING_GAME = "no_triggering_game", _("No game before the report")
         WAGER_BELOW_MINIMUM = "wager_below_minimum", _("Wager below the level's minimum")
         NOT_MAX_BET = "not_max_bet", _("Not a max bet on a max-bet-only level")
+        MACHINE_OFFLINE = "machine_offline", _("Machine marked offline when it reported")
 
     level = models.ForeignKey(
         Level, on_delete=models.PROTECT, related_name="refusals", verbose_name=_("level")
