@@ -68,8 +68,13 @@ class ModelLevel:
     def wager(self, cents: int) -> None:
         self.cycle_wagered += cents
 
-    def hit(self) -> int:
+    def hit(self, paid_cap: int | None = None) -> int:
+        """Pays the whole level in cents; a machine that credited the win itself (``paid_cap`` cents) takes
+        no more than that, and what the level held above it carries into the next cycle like the
+        sub-cent rest (never more than the level held: any excess the machine paid was the house's)."""
         paid = self.current // 1000 * 1000
+        if paid_cap is not None:
+            paid = min(paid, paid_cap * 1000)
         pot = self.params.reset_mc + (self.current - paid) + self.reserve + self.overflow
         self.total_contributed += self.added + self._floor(self.cycle_wagered, self.params.reserve_rate)
         limit = self.params.limit_mc
@@ -95,6 +100,7 @@ class Event:
     wager: int = 0
     is_max_bet: bool = False
     level_id: int | None = None
+    paid_amount: int | None = None  # a report the machine paid itself: the cents it credited
 
     @property
     def place(self) -> tuple[datetime, int, int]:
@@ -131,7 +137,7 @@ def replay(order: list[Event], levels: dict[int, Params], randbelow: Callable[[i
     def win(lid: int, event: Event) -> None:
         late = lid in latest and latest[lid] > event.place
         latest[lid] = max(latest.get(lid, event.place), event.place)
-        hits.append(ModelHit(lid, event.machine_id, models[lid].hit(), late))
+        hits.append(ModelHit(lid, event.machine_id, models[lid].hit(event.paid_amount), late))
         if levels[lid].mystery:
             trigger[lid] = models[lid].trigger(randbelow)
 
