@@ -3,7 +3,7 @@
 For each level it checks that
 - each contribution row's events and eligible wagered sum equal a recount of the raw events its batch
   marked (between its first and last event in the order of play, member machines minus those the row
-  excluded, the row's minimum wager and max-bet rule);
+  excluded, the row's minimum wager and max-bet rule, no game dated while its machine was marked offline);
 - each row conserves money (meter deltas == contributions + reset values put in - awards) and each
   contribution row follows the carry rule (amounts added since the carry base == floor(wagered x rate));
 - the level's current, reserve, overflow, wagered, total won and carry equal the ledger's replay, and the
@@ -77,6 +77,8 @@ JOIN slots_machineevent e ON e.applied_at = b.applied_at
     AND (e.at, e.machine_id, e.seq) <= (l.at, l.machine_id, l.seq)
     AND e.type = %s AND e.wager_cents >= le.min_wager_cents
     AND (NOT le.max_bet_only OR e.is_max_bet)
+    AND NOT EXISTS (SELECT 1 FROM slots_offlineperiod o WHERE o.machine_id = e.machine_id
+        AND e.at >= o.started_at AND (o.ended_at IS NULL OR e.at < o.ended_at))
 JOIN jackpots_progressivemachine pm ON pm.machine_id = e.machine_id AND pm.progressive_id = %s
 WHERE le.level_id = %s AND le.kind = %s
 GROUP BY le.id, e.machine_id

@@ -294,13 +294,24 @@ class Hit(models.Model):
         return f"{self.level} #{self.pk}"
 
     @property
+    def machine_part_cents(self) -> int:
+        """What the machine credited itself for this hit (its own win, or a mystery award paid by LP 8A)."""
+        return self.machine_paid_cents or 0
+
+    @property
+    def attendant_cents(self) -> int:
+        """What attendants hand over: nothing for a win the machine reported paid itself; otherwise the
+        level's award, never less than what the machine displayed (a handpay is never paid below the
+        display; the house pays the difference, on record as ``discrepancy_cents``), less what the machine
+        already credited (a mystery award paid short leaves the rest to the desk)."""
+        if self.reported_paid == "machine":
+            return 0
+        return max(self.amount_cents, self.machine_amount_cents or 0) - self.machine_part_cents
+
+    @property
     def payout_cents(self) -> int:
-        """What attendants hand over: the level's award, never less than what the machine displayed (a
-        handpay is never paid below the display; the house pays the difference, on record as
-        ``discrepancy_cents``). A hit the machine paid itself is its machine's payment."""
-        if self.machine_paid_cents is not None:
-            return self.machine_paid_cents
-        return max(self.amount_cents, self.machine_amount_cents or 0)
+        """What the player receives in all: the machine's part and the attendants'."""
+        return self.machine_part_cents + self.attendant_cents
 
 
 class HitRefusal(models.Model):
@@ -316,6 +327,7 @@ class HitRefusal(models.Model):
         NO_TRIGGERING_GAME = "no_triggering_game", _("No game before the report")
         WAGER_BELOW_MINIMUM = "wager_below_minimum", _("Wager below the level's minimum")
         NOT_MAX_BET = "not_max_bet", _("Not a max bet on a max-bet-only level")
+        MACHINE_OFFLINE = "machine_offline", _("Machine marked offline when it reported")
 
     level = models.ForeignKey(
         Level, on_delete=models.PROTECT, related_name="refusals", verbose_name=_("level")

@@ -341,16 +341,49 @@ class MeterDelta(models.Model):
         return f"{self.machine_id} {self.name} +{self.delta}"
 
 
+class OfflinePeriod(models.Model):
+    """A time a machine was out of play: from when the beat marked it offline (silent past
+    MACHINE_OFFLINE_AFTER_SECONDS) until the server heard it again (``ended_at``, the first accepted event's
+    arrival; open while it is still silent). Its games dated inside do not count towards any level and it
+    cannot win a linked level then (docs/paymachine.md "Offline means out of play")."""
+
+    machine = models.ForeignKey(
+        SlotMachine, on_delete=models.CASCADE, related_name="offline_periods", verbose_name=_("machine")
+    )
+    started_at = models.DateTimeField(_("marked offline at"))
+    ended_at = models.DateTimeField(_("heard again at"), null=True, blank=True)
+    ended_seq = models.BigIntegerField(_("first event seq heard again"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["machine"],
+                condition=models.Q(ended_at__isnull=True),
+                name="offline_one_open_per_machine",
+            )
+        ]
+        verbose_name = _("offline period")
+        verbose_name_plural = _("offline periods")
+
+    def __str__(self) -> str:
+        return f"{self.machine_id} offline {self.started_at:%Y-%m-%d %H:%M:%S}"
+
+
 class MachineAlert(models.Model):
     """For the floor: a machine's memory was reset, it reused a seq for other content, a meter jumped
-    further than the machine could have played, or the engine refused its jackpot report
-    (``jackpots.HitRefusal``)."""
+    further than the machine could have played, the engine refused its jackpot report
+    (``jackpots.HitRefusal``), it credited a mystery award short, or it went offline or was heard again
+    (``OfflinePeriod``)."""
 
     class Kind(models.TextChoices):
         MEMORY_RESET = "memory_reset", _("Memory reset")
         SEQ_CONFLICT = "seq_conflict", _("Sequence conflict")
         IMPLAUSIBLE_METERS = "implausible_meters", _("Implausible meters")
         JACKPOT_REFUSED = "jackpot_refused", _("Jackpot report refused")
+        AWARD_PAID_SHORT = "award_paid_short", _("Award paid short by the machine")
+        MACHINE_OFFLINE = "machine_offline", _("Machine offline")
+        MACHINE_BACK = "machine_back", _("Machine heard again")
 
     machine = models.ForeignKey(
         SlotMachine, on_delete=models.CASCADE, related_name="alerts", verbose_name=_("machine")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 
 from django.db import connection
 
 from floor.models import Room
-from slots.models import SlotMachine
+from slots.models import OfflinePeriod, SlotMachine
 from slots.services.parsing import MachineInfo
 
 # Written out rather than built by the ORM on every request: this runs once per events request, where
@@ -28,3 +29,27 @@ def machines_by_asset(asset_numbers: Iterable[str]) -> dict[str, MachineInfo]:
     with connection.cursor() as cursor:
         cursor.execute(_MACHINES_SQL.format(", ".join(["%s"] * len(asset_numbers))), asset_numbers)
         return {row[1]: MachineInfo(*row) for row in cursor.fetchall()}
+
+
+# An offline period as [start, end) in integer microseconds since the epoch, as the engine reads ``at``;
+# end None: the machine is still offline.
+OfflineSpan = tuple[int, int | None]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def offline_spans(machine_ids: Iterable[int], since_us: int) -> dict[int, list[OfflineSpan]]:
+    """The offline periods of ``machine_ids`` still open or ending after ``since_us``, by machine (one
+    query; none for machines in play, the common case)."""
+    since = _EPOCH + since_us * _MICROSECOND
+    periods = OfflinePeriod.objects.filter(machine_id__in=list(machine_ids)).exclude(ended_at__lte=since)
+    spans: dict[int, list[OfflineSpan]] = {}
+    for machine_id, start, end in periods.values_list("machine_id", "started_at", "ended_at"):
+        span = ((start - _EPOCH) // _MICROSECOND, None if end is None else (end - _EPOCH) // _MICROSECOND)
+        spans.setdefault(machine_id, []).append(span)
+    return spans
+
+
+def offline_at(spans: list[OfflineSpan], at_us: int) -> bool:
+    """Whether ``at_us`` lies inside one of the ``spans``: the machine was marked offline then."""
+    return any(start <= at_us and (end is None or at_us < end) for start, end in spans)

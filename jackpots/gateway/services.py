@@ -2,9 +2,10 @@
 
 The first answer for an award is recorded, in one transaction under the hit's row lock; the same answer
 again changes nothing (a gateway re-sends what it is not sure reached us), another answer is refused.
-``paid`` pays the hit by the machine (no attendant, no user: the ``SasAward`` row is its record, with the
-amount credited and the difference to the amount asked); ``handpay`` leaves the hit open for the
-attendants' verify and pay.
+``paid`` with the whole award pays the hit by the machine (no attendant, no user: the ``SasAward`` row is
+its record); ``paid`` with less (0 included) records the machine's part and leaves the rest on the desk for
+the attendants, with a floor alert (``hits.hit_machine_award_record``); more than the award is refused
+(``award_overpaid``); ``handpay`` leaves the hit open for the attendants' verify and pay.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from jackpots.models import Hit, HitKind, SasAward
+from jackpots.services.hits import hit_machine_award_record
 
 logger = logging.getLogger(__name__)
 
@@ -27,7 +29,8 @@ GATEWAY_ERRORS: dict[str, str] = {
     "machine_mismatch": "`machine` is not the machine the award was sent for.",
     "amount_mismatch": "`amount` is not the amount the award asked for.",
     "invalid_status": "`status` must be paid or handpay.",
-    "invalid_paid": "`paid` must be an integer number of cents, more than 0 and at most `amount`.",
+    "invalid_paid": "`paid` must be an integer number of cents, 0 or more.",
+    "award_overpaid": "`paid` is more than the award: a machine never credits more than it was asked.",
     "award_answered": "This award was already answered with another outcome.",
 }
 
@@ -69,7 +72,7 @@ def award_answer_parse(message: dict) -> AwardAnswer:
     paid = 0
     if status == SasAward.Status.PAID:
         paid = _whole_cents(message.get("paid"))
-        if paid is None or paid <= 0:
+        if paid is None or paid < 0:
             raise GatewayRefused("invalid_paid", award)
     return AwardAnswer(award, status, paid)
 
@@ -93,7 +96,7 @@ def _award_hit_lock(answer: AwardAnswer, venue_id: int, message: dict) -> Hit:
     if message.get("amount") != hit.amount_cents or _whole_cents(message.get("amount")) is None:
         raise GatewayRefused("amount_mismatch", answer.award)
     if answer.paid > hit.amount_cents:
-        raise GatewayRefused("invalid_paid", answer.award)
+        raise GatewayRefused("award_overpaid", answer.award)
     return hit
 
 
@@ -124,17 +127,8 @@ def _award_record(hit: Hit, answer: AwardAnswer) -> SasAward:
         at=now,
     )
     if paid and hit.state in (Hit.State.HIT, Hit.State.VERIFIED):
-        hit.state, hit.paid_at = Hit.State.PAID, now
-        hit.save(update_fields=["state", "paid_at"])
+        hit_machine_award_record(hit, answer.paid, now=now)
     elif paid:
         # Voided (or paid by hand) meanwhile: the machine has credited it all the same. Kept on record.
         logger.warning("hit %s is %s but its machine credited %s cents", hit.id, hit.state, answer.paid)
-    if record.difference_cents:
-        logger.warning(
-            "hit %s: machine %s credited %s cents of %s asked",
-            hit.id,
-            hit.machine.asset_number,
-            answer.paid,
-            hit.amount_cents,
-        )
     return record

@@ -64,6 +64,7 @@ from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import ledger_entry, level_params
 from jackpots.services.machine_split import Part, contribution_parts, machine_parts_insert
 from slots.models import MachineEvent, SlotMachine
+from slots.selectors import OfflineSpan, offline_at, offline_spans
 
 logger = logging.getLogger(__name__)
 
@@ -341,6 +342,7 @@ class _Claim:
     members: list[Member]
     level_ids: list[int]
     seat: _Seat | None = None
+    offline: dict[int, list[OfflineSpan]] = field(default_factory=dict)
 
     def seat_leave(self) -> None:
         if self.seat is None:
@@ -360,10 +362,11 @@ def _claim(size: int) -> tuple[ContributionBatch, _Claim | None]:
         events = _claim_sqlite(size, batch)
         if not events:
             return batch, None
-        members = _members_sqlite(sorted({event[1] for event in events}))
+        machine_ids = sorted({event[1] for event in events})
+        members = _members_sqlite(machine_ids)
         progressives = {member[1] for member in members}
         levels = Level.objects.filter(progressive_id__in=progressives).values_list("id", flat=True)
-        return batch, _Claim(events, members, list(levels))
+        return batch, _Claim(events, members, list(levels), offline=offline_spans(machine_ids, events[0][7]))
     batch, ids, seat = _pick(size)
     if seat is None:
         return batch, None
@@ -373,7 +376,8 @@ def _claim(size: int) -> tuple[ContributionBatch, _Claim | None]:
         if not claim.events:  # only ids whose events were cleared otherwise
             claim.seat_leave()
             return batch, None
-        claim.members, claim.level_ids = _members_seated(sorted({event[1] for event in claim.events}), seat)
+        machine_ids = sorted({event[1] for event in claim.events})
+        claim.members, claim.offline, claim.level_ids = _members_seated(machine_ids, claim.events[0][7], seat)
     except BaseException:
         claim.seat_leave()
         raise
@@ -397,12 +401,17 @@ def contributions_batch_apply(size: int, before_commit: BeforeCommit | None = No
 
 
 # After the mark, one round trip: the memberships of the batch's machines (one array parameter instead of
-# hundreds of placeholders), the wait for the batches that picked earlier to lock their levels, then the ids
-# of the levels of those machines' progressives.
+# hundreds of placeholders), their offline periods not over before the batch's first event (as
+# ``slots.selectors.offline_spans`` reads them), the wait for the batches that picked earlier to lock their
+# levels, then the ids of the levels of those machines' progressives.
 _MEMBERS_SEATED_SQL = """
 SELECT pm.machine_id, pm.progressive_id, pm.enabled, m.status
 FROM jackpots_progressivemachine pm JOIN slots_slotmachine m ON m.id = pm.machine_id
 WHERE pm.machine_id = ANY(%(machines)s);
+SELECT machine_id, (extract(epoch FROM started_at) * 1000000)::bigint,
+    (extract(epoch FROM ended_at) * 1000000)::bigint
+FROM slots_offlineperiod WHERE machine_id = ANY(%(machines)s)
+    AND (ended_at IS NULL OR ended_at > to_timestamp(%(since)s / 1000000.0));
 SELECT pg_advisory_xact_lock_shared(%(class)s, seat::int) FROM unnest(%(before)s::bigint[]) AS seat;
 SELECT id FROM jackpots_level WHERE progressive_id IN (
     SELECT progressive_id FROM jackpots_progressivemachine WHERE machine_id = ANY(%(machines)s)
@@ -410,17 +419,23 @@ SELECT id FROM jackpots_level WHERE progressive_id IN (
 """
 
 
-def _members_seated(machine_ids: list[int], seat: _Seat) -> tuple[list[Member], list[int]]:
-    """(machine, progressive, enabled, machine status) of every membership of ``machine_ids`` and the ids of
-    their progressives' levels; returns once every batch that picked earlier has locked its levels (or is
-    gone)."""
-    params = {"machines": machine_ids, "class": SEAT_CLASS, "before": seat.before}
+def _members_seated(
+    machine_ids: list[int], since_us: int, seat: _Seat
+) -> tuple[list[Member], dict[int, list[OfflineSpan]], list[int]]:
+    """(machine, progressive, enabled, machine status) of every membership of ``machine_ids``, their
+    offline periods from ``since_us`` on, and the ids of their progressives' levels; returns once every
+    batch that picked earlier has locked its levels (or is gone)."""
+    params = {"machines": machine_ids, "since": since_us, "class": SEAT_CLASS, "before": seat.before}
     with connection.cursor() as cursor:
         cursor.execute(_MEMBERS_SEATED_SQL, params)
         members = cursor.fetchall()
         cursor.nextset()
+        offline: dict[int, list[OfflineSpan]] = {}
+        for machine_id, start, end in cursor.fetchall():
+            offline.setdefault(machine_id, []).append((start, end))
         cursor.nextset()
-        return members, [row[0] for row in cursor.fetchall()]
+        cursor.nextset()
+        return members, offline, [row[0] for row in cursor.fetchall()]
 
 
 def _members_sqlite(machine_ids: list[int]) -> list[Member]:
@@ -476,16 +491,25 @@ class _BatchApply:
         self.hits: list[Hit] = []
         self.refusals: list[HitRefusal] = []
         self.touched: set[int] = set()
+        # Offline means out of play: a game dated inside a period its machine was marked offline counts
+        # towards no level, and a jackpot report dated inside one is refused (``machine_offline``).
+        self.offline = claim.offline
 
     def run(self) -> Written[_BatchApply]:
         """The hot loop: no per-event objects; a level's wagers are summed until a hit splits them."""
-        feeds, pending, params, states = self.feeds, self.pending, self.params, self.states
+        feeds, pending, params, states, offline = (
+            self.feeds,
+            self.pending,
+            self.params,
+            self.states,
+            self.offline,
+        )
         for event in self.events:
-            event_id, machine_id, kind, wager, is_max_bet, _, _, _, _ = event
+            event_id, machine_id, kind, wager, is_max_bet, _, _, at_us, _ = event
             if kind == JACKPOT:
                 self._jackpot(Claimed._make(event))
                 continue
-            if kind != GAME:
+            if kind != GAME or (offline and machine_id in offline and offline_at(offline[machine_id], at_us)):
                 continue
             # hits replace a level's feeds in these lists, so the loop sees a reset's new rules at once
             for lid, min_wager, max_bet_only, live, mystery in feeds.get(machine_id, ()):
@@ -540,6 +564,8 @@ class _BatchApply:
         refused = machine_report_refusal(
             self.levels.get(lid), self.params.get(lid), machine_id=event.machine_id, seq=event.seq
         )
+        if refused is None and offline_at(self.offline.get(event.machine_id, []), event.at_us):
+            refused = HitRefusal.Code.MACHINE_OFFLINE, None
         if refused is None:
             self._hit(lid, event, HitKind.MACHINE)
             return

@@ -326,6 +326,41 @@ def _paid_by_machine(hit: Hit, paid_cents: int) -> None:
     hit.save(update_fields=["state", "paid_at", "paid_by_machine", "machine_paid_cents"])
 
 
+def hit_machine_award_record(hit: Hit, paid_cents: int, *, now: datetime) -> None:
+    """A mystery award's machine credited ``paid_cents`` of it (LP 8A, the gateway's ``award_result``),
+    the hit locked by the caller. All of it: the hit is paid by that machine. Less (0 included): the
+    machine's part is recorded, the hit stays on the desk for the attendants to pay the rest
+    (``Hit.attendant_cents``) and the floor is alerted. The level paid the whole award when it was won,
+    so the machine's part and the attendants' add up to it: nothing is invented or lost."""
+    if paid_cents > 0:
+        hit.paid_by_machine_id, hit.machine_paid_cents = hit.machine_id, paid_cents
+    fields = ["paid_by_machine", "machine_paid_cents"]
+    if paid_cents >= hit.amount_cents:
+        hit.state, hit.paid_at = Hit.State.PAID, now
+        hit.save(update_fields=[*fields, "state", "paid_at"])
+        return
+    hit.save(update_fields=fields)
+    short = hit.amount_cents - paid_cents
+    detail = (
+        f"Award {hit.pk} on level {hit.level_id}: the machine credited {paid_cents} of {hit.amount_cents} "
+        f"cents; the attendants pay the remaining {short} cents from the hits desk."
+    )
+    logger.warning("machine %s: %s", hit.machine_id, detail)
+    MachineAlert.objects.create(
+        machine_id=hit.machine_id,
+        kind=MachineAlert.Kind.AWARD_PAID_SHORT,
+        seq=hit.play_seq or 0,
+        at=now,
+        detail=detail,
+        payload={
+            "hit": hit.pk,
+            "award_cents": hit.amount_cents,
+            "paid_cents": paid_cents,
+            "short_cents": short,
+        },
+    )
+
+
 def _award_step(level_id: int, **award) -> Callable[[Locked], Written[Recorded]]:
     """A level write that records an award on the locked level (``award_record_locked``'s arguments)."""
 

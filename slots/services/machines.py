@@ -8,11 +8,11 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, F, Max, Q, Value, When
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
-from slots.models import MachineEvent, SlotMachine
+from slots.models import MachineAlert, MachineEvent, OfflinePeriod, SlotMachine
 from slots.services.parsing import ParsedEvent
 from slots.services.vocabulary import STATUS_CLEARS_TILT, STATUS_FLAGS
 
@@ -61,6 +61,10 @@ def machines_touch(events: list[ParsedEvent], *, now: datetime, lock_all: bool) 
             default=F("last_game_at"),
         )
     SlotMachine.objects.filter(id__in=machine_ids).update(**updates)
+    first_seqs: dict[int, int] = {}
+    for event in events:
+        first_seqs[event.machine.id] = min(event.seq, first_seqs.get(event.machine.id, event.seq))
+    offline_periods_close(first_seqs, now)
     for machine_id, status_events in statuses.items():
         flags = _flags_after(current[machine_id], status_events)
         if flags:
@@ -94,10 +98,65 @@ def machines_mark_offline(*, now: datetime | None = None) -> int:
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.MACHINE_OFFLINE_AFTER_SECONDS)
     with transaction.atomic():
-        silent = list(
+        silent = dict(
             SlotMachine.objects.select_for_update(skip_locked=True)
             .filter(Q(last_seen__lt=cutoff) | Q(last_seen__isnull=True), status=SlotMachine.Status.IN_SERVICE)
             .order_by("id")
-            .values_list("id", flat=True)
+            .values_list("id", "last_seen")
         )
-        return SlotMachine.objects.filter(id__in=silent).update(status=SlotMachine.Status.OFFLINE)
+        marked = SlotMachine.objects.filter(id__in=list(silent)).update(status=SlotMachine.Status.OFFLINE)
+        _offline_periods_open(silent, now)
+    return marked
+
+
+def _offline_periods_open(silent: dict[int, datetime | None], now: datetime) -> None:
+    """Each machine just marked offline starts an offline period (out of play from ``now``) and raises a
+    ``machine_offline`` alert with its time and when it was last heard (``seq``: its last event's)."""
+    if not silent:
+        return
+    last_seqs = dict(
+        MachineEvent.objects.filter(machine_id__in=list(silent))
+        .values("machine_id")
+        .annotate(seq=Max("seq"))
+        .values_list("machine_id", "seq")
+    )
+    OfflinePeriod.objects.bulk_create(OfflinePeriod(machine_id=pk, started_at=now) for pk in silent)
+    alerts = []
+    for pk, last_seen in silent.items():
+        heard = last_seen.isoformat() if last_seen else None
+        alerts.append(
+            MachineAlert(
+                machine_id=pk,
+                kind=MachineAlert.Kind.MACHINE_OFFLINE,
+                seq=last_seqs.get(pk, 0),
+                at=now,
+                detail=f"Offline at {now.isoformat()}, last heard {heard or 'never'}: out of play (no "
+                "contribution, no linked win) until it is heard again.",
+                payload={"offline_at": now.isoformat(), "last_seen": heard},
+            )
+        )
+    MachineAlert.objects.bulk_create(alerts)
+
+
+def offline_periods_close(first_seqs: dict[int, int], now: datetime) -> None:
+    """Machines heard again (their first accepted event's seq in ``first_seqs``) end their open offline
+    period at ``now`` and raise a ``machine_back`` alert with both times. The single-statement insert does
+    the same in SQL (``storage._INSERT_AND_TOUCH``)."""
+    periods = list(OfflinePeriod.objects.filter(machine_id__in=list(first_seqs), ended_at__isnull=True))
+    if not periods:
+        return
+    for period in periods:
+        period.ended_at, period.ended_seq = now, first_seqs[period.machine_id]
+    OfflinePeriod.objects.bulk_update(periods, ["ended_at", "ended_seq"])
+    MachineAlert.objects.bulk_create(
+        MachineAlert(
+            machine_id=period.machine_id,
+            kind=MachineAlert.Kind.MACHINE_BACK,
+            seq=period.ended_seq,
+            at=now,
+            detail=f"Heard again at {now.isoformat()} (seq {period.ended_seq}), offline since "
+            f"{period.started_at.isoformat()}.",
+            payload={"offline_at": period.started_at.isoformat(), "back_at": now.isoformat()},
+        )
+        for period in periods
+    )

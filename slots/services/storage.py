@@ -42,17 +42,26 @@ _INSERT = (
     "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id"
 )
 # The same insert, and in the same statement the machine's last_seen/last_game_at move and an offline
-# machine comes back in service (machines_touch, for a batch of one machine's games and jackpots). One
-# statement is one transaction: no BEGIN/COMMIT round trips on the hot path. GREATEST skips NULLs.
+# machine comes back in service, ending its offline period with a ``machine_back`` alert (machines_touch
+# and offline_periods_close, for a batch of one machine's games and jackpots; the period's lookup is one
+# probe of its partial unique index, nothing found on a machine in play). One statement is one
+# transaction: no BEGIN/COMMIT round trips on the hot path. GREATEST skips NULLs.
 _INSERT_AND_TOUCH = (
     f"WITH inserted AS (INSERT INTO slots_machineevent ({_COLUMNS}) {_RECORDS} "
     "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id, type, at), "
-    "seen AS (SELECT machine_id, max(at) FILTER (WHERE type = 1) AS game_at FROM inserted "
-    "GROUP BY machine_id), "
+    "seen AS (SELECT machine_id, max(at) FILTER (WHERE type = 1) AS game_at, min(seq) AS first_seq "
+    "FROM inserted GROUP BY machine_id), "
     "touched AS (UPDATE slots_slotmachine AS m SET last_seen = GREATEST(m.last_seen, now()), "
     "last_game_at = GREATEST(m.last_game_at, seen.game_at), "
     "status = CASE WHEN m.status = 'offline' THEN 'in_service' ELSE m.status END "
-    "FROM seen WHERE m.id = seen.machine_id RETURNING m.id) "
+    "FROM seen WHERE m.id = seen.machine_id RETURNING m.id), "
+    "back AS (UPDATE slots_offlineperiod AS o SET ended_at = now(), ended_seq = seen.first_seq "
+    "FROM seen WHERE o.machine_id = seen.machine_id AND o.ended_at IS NULL "
+    "RETURNING o.machine_id, o.started_at, o.ended_at, o.ended_seq), "
+    "alerted AS (INSERT INTO slots_machinealert (machine_id, kind, seq, at, detail, payload) "
+    "SELECT machine_id, 'machine_back', ended_seq, ended_at, "
+    "format('Heard again at %%s (seq %%s), offline since %%s.', ended_at, ended_seq, started_at), "
+    "jsonb_build_object('offline_at', started_at, 'back_at', ended_at) FROM back) "
     "SELECT machine_id, seq, id FROM inserted"
 )
 

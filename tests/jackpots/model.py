@@ -99,6 +99,7 @@ class Event:
     wager: int = 0
     is_max_bet: bool = False
     level_id: int | None = None
+    paid_amount: int | None = None  # a report the machine paid itself: the cents it credited
 
     @property
     def place(self) -> tuple[datetime, int, int]:
@@ -135,7 +136,7 @@ def replay(order: list[Event], levels: dict[int, Params], randbelow: Callable[[i
     def win(lid: int, event: Event) -> None:
         late = lid in latest and latest[lid] > event.place
         latest[lid] = max(latest.get(lid, event.place), event.place)
-        hits.append(ModelHit(lid, event.machine_id, models[lid].hit(), late))
+        hits.append(ModelHit(lid, event.machine_id, models[lid].hit(event.paid_amount), late))
         if levels[lid].mystery:
             trigger[lid] = models[lid].trigger(randbelow)
 

@@ -15,6 +15,8 @@ from jackpots.models import Hit
 from jackpots.services import contributions_apply
 from slots.models import SlotMachine
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
+from tests.jackpots.helpers import GRAND
+from tests.jackpots.model import Event, ModelLevel, replay
 from workspace.desk.selectors import desk_hits
 
 pytestmark = pytest.mark.django_db
@@ -91,3 +93,23 @@ def test_a_report_without_payer_is_paid_by_attendants_at_the_system_amount(linke
     _, machines, level = linked
     hit = _report(machines, level, amount=99_999)
     assert (hit.state, hit.reported_paid, hit.payout_cents) == ("hit", "", 100_123)
+
+
+@pytest.mark.parametrize("paid", [100_100, 100_123, 100_200], ids=["less", "exact", "more"])
+def test_the_engine_and_the_independent_model_agree_on_a_machine_paid_win(linked, paid):
+    """The rule in tests/jackpots/model.py (written apart from the engine): the level pays out at most
+    what the machine credited, the rest of what it held carries into the next cycle."""
+    _, machines, level = linked
+    hit = _report(machines, level, amount=paid, paid="machine", paid_amount=paid)
+    level.refresh_from_db()
+    at = timezone.now()
+    games = [Event(machines[1].id, seq, at, "game", wager=wager) for seq, wager in ((1, 10_000), (2, 2_345))]
+    report = Event(machines[1].id, 3, at, "jackpot", level_id=level.id, paid_amount=paid)
+    modelled = replay([*games, report], {level.id: GRAND}, lambda n: 0)
+    assert [(h.machine_id, h.amount_cents) for h in modelled] == [(machines[1].id, hit.amount_cents)]
+    model = ModelLevel(GRAND)
+    for wager in (10_000, 2_345):
+        model.wager(wager)
+    model.hit(paid)
+    assert (level.current_mc, level.reserve_mc) == (model.current, model.reserve)
+    assert jackpots_audit()[1] == []
