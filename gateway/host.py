@@ -350,9 +350,13 @@ class MachineHost:
         return f.frame_length(head, f.RESPONSE_LENGTH)
 
     def _data_poll(
-        self, request: bytes, decode: Callable[[bytes], Any], handle: Callable[[Any], None]
+        self,
+        request: bytes,
+        decode: Callable[[bytes], Any],
+        handle: Callable[[Any], None],
+        acknowledge: Callable[[Any], bool] | None = None,
     ) -> Poll:
-        return self._long_poll(Poll(request, self._data_length, decode, handle))
+        return self._long_poll(Poll(request, self._data_length, decode, handle, acknowledge=acknowledge))
 
     def meters_poll(self) -> Poll:
         lp = self.config.meters_lp
@@ -527,11 +531,11 @@ class MachineHost:
             decode: Callable[[bytes], Any] = partial(f.decode_multi_progressive_wins, address=self.address)
         else:
             decode = partial(f.decode_progressive_win, address=self.address, command=lp)
-        poll = self._data_poll(f.read_poll(self.address, lp), decode, self.on_wins)
         # The machine drops the wins it sent on the implied ACK, which the line sends once they are kept
         # (the next LP 85 right after would be the NACK and bring the same win back).
-        poll.acknowledge = lambda answer: bool(wins_of(answer))
-        return poll
+        return self._data_poll(
+            f.read_poll(self.address, lp), decode, self.on_wins, lambda answer: bool(wins_of(answer))
+        )
 
     def on_wins(self, answer: f.ProgressiveWin | f.ProgressiveWins) -> None:
         wins = wins_of(answer)

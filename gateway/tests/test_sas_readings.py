@@ -182,6 +182,29 @@ def test_a_handpay_lp_1b_answered_by_events_is_asked_again_until_it_is_answered(
     assert [(e["amount"], e["sas_level"]) for e in lockups] == [(250000, 0x40)]
 
 
+def test_lp_85_answered_by_a_game_end_reads_the_game_then_the_win_each_acknowledged():
+    win = f.progressive_win(1, f.ProgressiveWin(1, 1, 150000)).hex()
+    none = f.progressive_win(1, f.ProgressiveWin(0, 0, 0)).hex()
+    wire, out, host, poller = line(
+        {
+            "81": ["00", f.rte_exception(1, 0x56).hex(), "00"],
+            "010e0145d1": ["01"],
+            METER_REQUEST: [METERS_MINIMUM + "e639"],
+            "0185": ["01ff7f00000000f01d", win, none],
+        },
+        rte=True,
+        group=1,
+        levels={1: 17},
+    )
+    host.wager = 4
+    run(poller, wire, until=1.6)
+    sent = hexes(wire.sent)
+    at = sent.index("0185")
+    assert sent[at : at + 5] == ["0185", "80", "0185", "80", "0185"]  # event ACK, win ACK, no more
+    assert [e["type"] for e in out.events if e["type"] in ("game", "jackpot")] == ["game", "jackpot"]
+    assert [(e["level"], e["amount"]) for e in out.events if e["type"] == "jackpot"] == [(17, 150000)]
+
+
 # --- 3. silence in real-time mode, idle answers, link down ----------------------------------------------
 
 
