@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from gateway.egm.machine import Egm, EgmConfig
 from gateway.host import MachineConfig, MachineHost
 from gateway.link import LinePoller, Link
 from gateway.sas import frames as f
@@ -241,3 +242,26 @@ def test_idle_general_polls_answered_00_or_addr_ff_00_crc_alike():
         assert host.up, idle
         assert "80" not in hexes(wire.sent), idle  # nothing to acknowledge
         assert [e["type"] for e in out.events] == ["meters"], idle
+
+
+# --- 5. the emulator plays each reading ------------------------------------------------------------------
+
+
+def test_the_emulator_pre_empts_a_long_poll_with_its_event_and_is_silent_or_ff00_when_idle():
+    egm = Egm(EgmConfig(address=1, spin=0.0, rte_preempts=True, rte_idle="silent"))
+    assert egm.answer(h("010e0145d1"), 0.0) == h("01")
+    assert egm.answer(h("81"), 0.1) is None  # nothing to report: silence (§12.6)
+    assert egm.play(1)
+    started = egm.answer(h(METER_REQUEST), 0.2)
+    assert started[:3] == h("01ff7e")  # the 7E in place of the meters (§12.3)
+    assert egm.answer(f.sync_poll(), 0.3) is None  # its implied ACK
+    assert egm.answer(h(METER_REQUEST), 0.4)[:3] == h("01ff7f")
+    egm.answer(f.sync_poll(), 0.5)
+    assert egm.answer(h(METER_REQUEST), 0.6)[:3] == h("012f34")  # nothing queued: answered, 4-byte meters
+    egm.config.rte_idle = "ff00"
+    assert egm.answer(h("81"), 0.7) == h("01ff001ca5")
+
+
+def test_the_emulator_sends_five_byte_meters_when_set_so():
+    egm = Egm(EgmConfig(address=1, meter_size=5))
+    assert egm.answer(h(METER_REQUEST), 0.0)[:3] == h("012f3e")  # 2 + 10 x (1 + 5)
