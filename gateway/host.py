@@ -434,7 +434,8 @@ class MachineHost:
             self.emit("status", status=STATUS_BY_EXCEPTION.get(code, "tilt"))
             self.after_status(code)
         elif code == 0x51 and not self.in_handpay:
-            self.pending.appendleft(  # the lockup reaches the server on the machine's next turn
+            # Behind the wins read its 56 queued: the hit reaches the server before the lockup it caused
+            self.pending.append(
                 self._data_poll(
                     f.read_poll(self.address, f.LP_HANDPAY_INFO),
                     partial(f.decode_handpay_info, address=self.address),

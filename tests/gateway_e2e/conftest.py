@@ -157,8 +157,12 @@ class E2E:
     def all_delivered(self, timeout: float = 20) -> None:
         """Waits until every machine reported its exceptions, the gateway's store is empty and the
         server applied every event it holds; no event may have been rejected."""
+        # and their wins: a machine that answers long polls with its events (rte_preempts) has its wins
+        # read a turn or two after its queue emptied
         wait_for(
-            lambda: not any(egm.queue for egm in self.egms.values()), timeout, "the machines' exceptions"
+            lambda: not any(egm.queue or egm.unacked or egm.wins for egm in self.egms.values()),
+            timeout,
+            "the machines' exceptions and wins",
         )
         time.sleep(0.5)  # the last exception is taken off the queue just before the gateway keeps it
         wait_for(lambda: self.gateway.backlog() == 0, timeout, "the gateway's backlog to drain")
