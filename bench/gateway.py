@@ -2,7 +2,13 @@
 stack (private PostgreSQL and Redis, uvicorn, Celery worker and beat):
 
     python -m bench.gateway [--machines 64] [--seconds 300] [--outage 0] [--games-per-minute 20]
-                            [--spin 3] [--settle-ms 250] [--gateway-from DIR]
+                            [--spin 3] [--settle-ms 250] [--gateway-from DIR] [--per-line 1]
+                            [--variant ours]
+
+`--per-line N` puts N machines on each line (multi-drop, addresses 1-N); `--variant` is how the machines
+read SAS where the standard leaves a choice (gateway/tests/helpers.py EGM_VARIANTS: "independent" sends
+its events in place of long polls' answers and is silent to idle general polls). The display lag is the
+broadcast delay below (goal p99 under 0.6 s with 4 machines a line).
 
 Prints polls per second per machine; the oldest amount any machine displayed (goal under 1 s, never 5 s)
 and the longest a machine went without a broadcast (the 5 s rule), exceptions 53; game-to-sign latency
@@ -54,7 +60,7 @@ import time
 from pathlib import Path
 
 from gateway.egm.machine import Egm, EgmConfig
-from gateway.tests.helpers import PtyLine, wait_for
+from gateway.tests.helpers import EGM_VARIANTS, PtyLine, wait_for
 from tests.gateway_e2e.conftest import GatewayProcess, Running, real_stack, scratch_folder
 
 GRAND_SAS_LEVEL = 1
@@ -77,7 +83,7 @@ class TimedEgm(Egm):
         self.handed: object = None  # the exception the last general poll's answer carried
         super().__init__(config, now)
 
-    def _general_poll(self, frame: bytes) -> bytes:
+    def _general_poll(self, frame: bytes) -> bytes | None:
         reply = super()._general_poll(frame)
         report = self.unacked.report if self.unacked is not None else None
         if report is not None and report is not self.handed:  # a repeat after a final NACK: not again
@@ -267,12 +273,15 @@ def spread(values: list[float]) -> str:
     )
 
 
-def emulators(count: int, games_per_minute: float, spin: float) -> list[TimedEgm]:
-    """Machines whose games take `spin` s from 7E to 7F (0: the 7F raised with the 7E)."""
+def emulators(
+    count: int, games_per_minute: float, spin: float, per_line: int = 1, variant: str = "ours"
+) -> list[TimedEgm]:
+    """Machines whose games take `spin` s from 7E to 7F (0: the 7F raised with the 7E), `per_line` a line
+    (addresses 1 to per_line, as floor.py maps them), reading SAS as EGM_VARIANTS[variant] says."""
     machines = []
     for i in range(count):
         config = EgmConfig(
-            address=1,
+            address=1 + i % per_line,
             denomination=50,
             group=1,
             levels=[1, 2],
@@ -280,6 +289,7 @@ def emulators(count: int, games_per_minute: float, spin: float) -> list[TimedEgm
             bet_mix=[(1, 3.0), (3, 2.0), (9, 1.0)],
             spin=spin,
             seed=i,
+            **EGM_VARIANTS[variant],
         )
         egm = TimedEgm(config, now=time.monotonic())
         egm.next_game = float("inf")  # no play before the gateway has the sessions
@@ -323,13 +333,14 @@ def report(running: Running, egms: list[TimedEgm], measured: dict) -> None:
     lost = sum(max(0, played[c] - stored.get(c, 0)) for c in codes)
     extra = sum(max(0, stored.get(c, 0) - played[c]) for c in codes)
     wall, latencies = measured["wall"], measured["latencies"]
-    print(f"machines {len(egms)} on {len(egms)} lines, {wall:.0f} s, {sum(played.values())} games")
+    lines = len(running.lines)
+    print(f"machines {len(egms)} on {lines} lines, {wall:.0f} s, {sum(played.values())} games")
     print(f"polls per second per machine: {measured['polls'] / wall / len(egms):.2f}")
     print(
         f"amount age (oldest broadcast held): {spread(measured['ages'])}; longest without a broadcast: "
         f"max {max(measured['gaps']):.2f} s; exceptions 53: {sum(e.no_progressive for e in egms)}"
     )
-    print(f"broadcast delay, server amount to the machines' displays: {spread(measured['delays'])}")
+    print(f"display lag (broadcast delay), server amount to the displays: {spread(measured['delays'])}")
     stages = dict(measured["stages"])
     print(
         f"game-to-sign latency, from the game's end (7F): {spread(latencies)} ({len(latencies)} games; "
@@ -435,16 +446,20 @@ def main() -> None:
         "--settle-ms", type=int, default=250, help="the engine's settle window (production's)"
     )
     parser.add_argument("--gateway-from", default="", help="a folder holding the gateway package to run")
+    parser.add_argument("--per-line", type=int, default=1, help="machines a line (multi-drop)")
+    parser.add_argument(
+        "--variant", default="ours", choices=list(EGM_VARIANTS), help="the machines' SAS reading"
+    )
     args = parser.parse_args()
     os.environ["ENGINE_SETTLE_MILLISECONDS"] = str(args.settle_ms)  # the tests' default is 0
-    with real_stack(args.machines, per_line=1) as running:
-        egms = emulators(args.machines, args.games_per_minute, args.spin)
+    with real_stack(args.machines, per_line=args.per_line) as running:
+        egms = emulators(args.machines, args.games_per_minute, args.spin, args.per_line, args.variant)
         devices = {}
-        for i, egm in enumerate(egms):
-            line = PtyLine([egm])
+        for first in range(0, len(egms), args.per_line):
+            line = PtyLine(egms[first : first + args.per_line])
             line.thread.start()
             running.lines.append(line)
-            devices[f"line-{i + 1}"] = line.device
+            devices[f"line-{1 + first // args.per_line}"] = line.device
         key = running.floor["key"]
         folder = scratch_folder("bench-gateway-")
         if args.gateway_from:
@@ -453,7 +468,8 @@ def main() -> None:
             running.gateway = GatewayProcess(running.stack.url, key, devices, folder)
         print(
             f"gateway from {args.gateway_from or 'this checkout'}; settle window {args.settle_ms} ms; "
-            f"{args.games_per_minute:g} games a minute a machine, each spinning {args.spin:g} s (7E to 7F)"
+            f"{args.games_per_minute:g} games a minute a machine, each spinning {args.spin:g} s (7E to 7F); "
+            f"{args.per_line} a line, variant {args.variant} {EGM_VARIANTS[args.variant]}"
         )
         running.gateway.start()
         wait_for(lambda: all(e.rte and e.progressive_enabled for e in egms), 60, "sessions and broadcasts")

@@ -47,6 +47,14 @@ STATUS_BY_EXCEPTION = {
 TILT_EXCEPTIONS = set(range(0x20, 0x2B))
 
 
+@dataclass(frozen=True)
+class Preempted:
+    """A real-time event the machine sent in place of a long poll's answer (SAS 6.02 §12.3): the long
+    poll was not carried out and is asked again once the event is handled."""
+
+    report: ExceptionReport
+
+
 def now_rfc3339() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -64,6 +72,9 @@ class MachineConfig:
     wins_lp: int = f.LP_SAS_PROGRESSIVE_WIN  # 85, 87, or 84 for machines without SAS progressives
     handpay_limit: int = 120_000  # cents; awards above it are paid by an attendant
     link_down_after: float = 5.0
+    # With real-time reporting a machine may leave a general poll unanswered (nothing to report, SAS 6.02
+    # §12.6): after this long without any answer a long poll that must be answered (LP 0E) asks instead.
+    probe_after: float = 1.0
     meters_lp: int = f.LP_SELECTED_METERS  # 0x2F, or 0x6F / 0xAF for machines with extended meters
 
 
@@ -206,12 +217,20 @@ class MachineHost:
             self.award_step()
         if self.pending and self.up:
             return self.pending.popleft()
-        if now >= self.next_meters:
+        if now >= self.next_meters and self.up:
             self.next_meters = now + self.config.meters_every
             return self.meters_poll()
+        if self.config.rte and now - self.last_answer >= self.config.probe_after:
+            # Silence to general polls is no news in real-time mode: whether the machine is there is
+            # asked by a long poll it must answer, the one that also sets its reporting mode again.
+            probe = self.rte_poll()
+            probe.attempts = 3 if self.up else 1
+            return probe
         return self.general_poll()
 
-    def on_silence(self, now: float) -> None:
+    def on_silence(self, now: float, poll: Poll | None = None) -> None:
+        if poll is not None and poll.silence_ok:
+            return  # nothing to report (SAS 6.02 §12.6): the link is judged by long polls
         if self.up and now - self.last_answer >= self.config.link_down_after:
             self.up = False
             log.warning("%s: link down (no answer for %.1f s)", self.config.code, now - self.last_answer)
@@ -251,11 +270,60 @@ class MachineHost:
             raise f.FrameError(f"expected an ack, got {raw.hex()}")
 
     def rte_poll(self) -> Poll:
-        return Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._noop)
+        return self._long_poll(
+            Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._noop)
+        )
+
+    def _long_poll(self, poll: Poll) -> Poll:
+        """`poll`, also reading a real-time event (address, FF, code, data, CRC) sent in its answer's place
+        (SAS 6.02 §12.3; Aristocrat's EGM client answers a long poll so while an event is queued). The
+        event is handled as a general poll's (kept, then its implied ACK: acknowledge) and the long poll
+        goes again at once: the machine did not carry it out."""
+        length, decode, handle, acknowledge = poll.length, poll.decode, poll.handle, poll.acknowledge
+
+        def event_length(head: bytes) -> int | None:
+            if self.config.rte and head[0] == self.address:
+                if len(head) < 2:  # an ACK is this one byte; an event has FF next: wait for it (a gap)
+                    return None
+                if head[1] == f.RTE_MARKER:
+                    return f.rte_length(head)
+            return length(head)
+
+        def event_decode(raw: bytes) -> Any:
+            if len(raw) >= 2 and raw[0] == self.address and raw[1] == f.RTE_MARKER:
+                return Preempted(f.decode_rte_exception(raw, self.address))
+            return decode(raw)
+
+        def event_handle(value: Any) -> None:
+            if not isinstance(value, Preempted):
+                handle(value)
+                return
+            log.info(
+                "%s: event %02X in place of LP %02X's answer",
+                self.config.code,
+                value.report.code,
+                poll.request[1],
+            )
+            self.on_exception(value.report)
+            self.pending.appendleft(poll)
+
+        def event_acknowledge(value: Any) -> bool:
+            if isinstance(value, Preempted):
+                return self._gp_acknowledge(value.report)
+            return acknowledge is not None and acknowledge(value)
+
+        poll.length, poll.decode, poll.handle, poll.acknowledge = (
+            event_length,
+            event_decode,
+            event_handle,
+            event_acknowledge,
+        )
+        return poll
 
     def general_poll(self) -> Poll:
         # A garbled answer is asked again by the same poll (the implied NACK: the machine repeats it);
-        # anything else would be its implied ACK. A machine that is down is not waited for three times.
+        # anything else would be its implied ACK. A machine that is down is not waited for three times,
+        # nor one in real-time mode, whose silence is "nothing to report" (SAS 6.02 §12.6).
         attempts = 3 if self.up else 1
         return Poll(
             f.general_poll(self.address),
@@ -264,6 +332,7 @@ class MachineHost:
             self.on_exception,
             attempts,
             acknowledge=self._gp_acknowledge,
+            silence_ok=self.config.rte,
         )
 
     def _gp_acknowledge(self, report: ExceptionReport) -> bool:
@@ -288,9 +357,13 @@ class MachineHost:
         return f.frame_length(head, f.RESPONSE_LENGTH)
 
     def _data_poll(
-        self, request: bytes, decode: Callable[[bytes], Any], handle: Callable[[Any], None]
+        self,
+        request: bytes,
+        decode: Callable[[bytes], Any],
+        handle: Callable[[Any], None],
+        acknowledge: Callable[[Any], bool] | None = None,
     ) -> Poll:
-        return Poll(request, self._data_length, decode, handle)
+        return self._long_poll(Poll(request, self._data_length, decode, handle, acknowledge=acknowledge))
 
     def meters_poll(self) -> Poll:
         lp = self.config.meters_lp
@@ -299,7 +372,7 @@ class MachineHost:
             decode = partial(f.decode_extended_meters, address=self.address, command=lp)
         else:
             request = f.selected_meters_request(self.address, list(METER_CODES))
-            decode = partial(f.decode_selected_meters, address=self.address)
+            decode = partial(f.decode_selected_meters, address=self.address, codes=list(METER_CODES))
         return self._data_poll(request, decode, self.on_meters)
 
     def _noop(self, value: Any) -> None:
@@ -368,6 +441,7 @@ class MachineHost:
             self.emit("status", status=STATUS_BY_EXCEPTION.get(code, "tilt"))
             self.after_status(code)
         elif code == 0x51 and not self.in_handpay:
+            # Behind the wins read its 56 queued: the hit reaches the server before the lockup it caused
             self.pending.append(
                 self._data_poll(
                     f.read_poll(self.address, f.LP_HANDPAY_INFO),
@@ -511,11 +585,11 @@ class MachineHost:
             decode: Callable[[bytes], Any] = partial(f.decode_multi_progressive_wins, address=self.address)
         else:
             decode = partial(f.decode_progressive_win, address=self.address, command=lp)
-        poll = self._data_poll(f.read_poll(self.address, lp), decode, self.on_wins)
         # The machine drops the wins it sent on the implied ACK, which the line sends once they are kept
         # (the next LP 85 right after would be the NACK and bring the same win back).
-        poll.acknowledge = lambda answer: bool(wins_of(answer))
-        return poll
+        return self._data_poll(
+            f.read_poll(self.address, lp), decode, self.on_wins, lambda answer: bool(wins_of(answer))
+        )
 
     def on_wins(self, answer: f.ProgressiveWin | f.ProgressiveWins) -> None:
         wins = wins_of(answer)
@@ -591,7 +665,7 @@ class MachineHost:
             # process is told from this award's own 7C only by coming first.
             return
         self.award_asked = step
-        if award["state"] == "new":
+        if award["state"] == "new":  # behind a session start's LP 0E: its 7C must come in real time
             self.pending.append(self.bonus_meters_poll(self.on_bonus_meters_before))
         elif award["state"] == "sending":
             self.pending.append(self.bonus_meters_poll(self.on_bonus_meters_after))
@@ -636,7 +710,7 @@ class MachineHost:
             f.legacy_bonus(self.address, award["credits"]), self._ack_length, self._ack, self.on_bonus_sent
         )
         poll.attempts, poll.failed = 1, self.on_bonus_unsure
-        self.pending.append(poll)
+        self.pending.appendleft(self._long_poll(poll))  # the machine's next turn
 
     def on_bonus_sent(self, _ack: None) -> None:
         award = self._award_in_hand("sending")
@@ -695,7 +769,7 @@ class MachineHost:
             return
         request = f.handpay_reset(self.address)
         decode = partial(f.decode_handpay_reset_answer, address=self.address)
-        self.pending.append(self._data_poll(request, decode, self.on_handpay_reset))
+        self.pending.appendleft(self._data_poll(request, decode, self.on_handpay_reset))  # next turn
 
     def on_handpay_reset(self, code: int) -> None:
         if code != f.HANDPAY_RESET_DONE:

@@ -43,6 +43,8 @@ class Poll:
     acknowledge: Callable[[Any], bool] | None = None
     # Called when no valid answer came after `attempts`: the poll may or may not have reached the machine.
     failed: Callable[[], None] | None = None
+    # Silence is an answer (a general poll in real-time mode, SAS 6.02 §12.6): not asked again.
+    silence_ok: bool = False
 
 
 def read_frame(
@@ -80,6 +82,8 @@ class Link:
             self.transport.discard_input()
             self.transport.send(poll.request)
             raw = read_frame(self.transport, poll.length, self.first_byte, self.gap)
+            if not raw and poll.silence_ok:
+                break  # "nothing to report": asking again would only cost the line's time
             if not raw:
                 continue
             try:
@@ -107,7 +111,7 @@ class LineMachine(Protocol):
 
     def answered(self, now: float) -> None: ...
 
-    def on_silence(self, now: float) -> None: ...
+    def on_silence(self, now: float, poll: Poll | None = None) -> None: ...
 
 
 class Broadcaster(Protocol):
@@ -164,7 +168,7 @@ class LinePoller:
             poll.handle(value)  # what the answer makes is on disk when this returns
             self.link.handled(poll, value)
         else:
-            machine.on_silence(now)
+            machine.on_silence(now, poll)
             if poll.failed is not None:
                 poll.failed()
         return min(m.next_due for m in machines)

@@ -63,6 +63,11 @@ class EgmConfig:
     mystery_levels: list[int] = field(default_factory=list)  # drawn by the server, never hit here
     handpay_limit: int = 120_000  # cents
     seed: int = 0
+    # How this machine reads SAS 6.02 where the standard leaves a choice (README "Link layer"):
+    meter_size: int = 0  # LP 2F meter size: 0 each meter's Table C-7 minimum; 5 five bytes at least
+    rte_preempts: bool = False  # in real-time mode a queued event answers any long poll in its place
+    # A general poll with nothing to report in real-time mode: "00", "silent" (§12.6) or "ff00" (addr FF 00)
+    rte_idle: str = "00"
 
 
 @dataclass
@@ -380,22 +385,32 @@ class Egm:
                 return self._general_poll(frame)
             if command is None:
                 return None
+            if self.rte and self.config.rte_preempts and self.head_exception().code:
+                return self._general_poll(frame)  # SAS 6.02 §12.3: the long poll is not carried out
             handler = self._HANDLERS.get(command)
             try:
                 return handler(self, frame, now) if handler else None  # unsupported: ignored (§4.4)
             except f.FrameError:
                 return None  # bad CRC or data: ignore, the host repeats the poll
 
-    def _general_poll(self, frame: bytes) -> bytes:
+    def _general_poll(self, frame: bytes) -> bytes | None:
+        """The answer to a general poll, or to a long poll an event pre-empts (`frame` the poll)."""
         report = self.head_exception()
         if not report.code:
-            return f.exception_byte(0)
+            return self._idle()
         if self.rte:
             reply = f.rte_exception(self.address, report.code, report.data)
         else:
             reply = f.exception_byte(report.code)
         self.unacked = Unacknowledged(frame, reply, report)
         return reply
+
+    def _idle(self) -> bytes | None:
+        if not self.rte or self.config.rte_idle == "00":
+            return f.exception_byte(0)
+        if self.config.rte_idle == "silent":
+            return None
+        return f.rte_exception(self.address, 0)
 
     def _global(self, frame: bytes, now: float) -> None:
         try:
@@ -427,7 +442,8 @@ class Egm:
         game, codes = f.decode_selected_meters_request(frame, self.address)
         if game != 0:
             return None  # a single-game machine ignores polls for other games
-        return f.selected_meters(self.address, {c: self.meters[c] for c in codes if c in self.meters})
+        meters = {c: self.meters[c] for c in codes if c in self.meters}
+        return f.selected_meters(self.address, meters, size=self.config.meter_size)
 
     def _lp_extended_meters(self, frame: bytes, now: float) -> bytes | None:
         command = frame[1]

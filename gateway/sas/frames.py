@@ -31,9 +31,10 @@ LP_LEGACY_BONUS_WIN = 0x90
 LP_HANDPAY_RESET = 0x94
 LP_LEGACY_BONUS_METERS = 0x9A
 
-# 2F reports each meter in the BCD width of SAS Table C-7: the game counters 4 bytes, amounts 5.
-METER_WIDTH = {0x05: 4, 0x06: 4, 0x07: 4}
-DEFAULT_METER_WIDTH = 5
+# SAS 6.02 Table C-7 gives each meter's MINIMUM size in BCD bytes: 4 for most, 5 for 000D-0010 (the ticket
+# meters in cents). A machine may use more (5 where 4 is the minimum): LP 2F's length byte tells.
+METER_MIN_SIZE = {0x0D: 5, 0x0E: 5, 0x0F: 5, 0x10: 5}
+DEFAULT_METER_MIN_SIZE = 4
 
 
 class FrameError(ValueError):
@@ -217,26 +218,67 @@ def decode_selected_meters_request(frame: bytes, address: int) -> tuple[int, lis
     return _decimal(body[:2]), list(body[2:])
 
 
-def selected_meters(address: int, meters: dict[int, int], game: int = 0) -> bytes:
+def meter_size(code: int, size: int = 0) -> int:
+    """A meter's size in BCD bytes: its Table C-7 minimum, or `size` where that is larger."""
+    return max(METER_MIN_SIZE.get(code, DEFAULT_METER_MIN_SIZE), size)
+
+
+def selected_meters(address: int, meters: dict[int, int], game: int = 0, size: int = 0) -> bytes:
+    """`size` 0: each meter at its Table C-7 minimum; 5: five bytes where the minimum is 4."""
     body = to_bcd(game, 2)
     for code, value in meters.items():
-        width = METER_WIDTH.get(code, DEFAULT_METER_WIDTH)
+        width = meter_size(code, size)
         # A meter rolls over at its width, as on the machine's own display.
         body += bytes([code]) + to_bcd(value % 10 ** (2 * width), width)
     return with_crc(bytes([address, LP_SELECTED_METERS, len(body)]) + body)
 
 
-def decode_selected_meters(frame: bytes, address: int) -> tuple[int, dict[int, int]]:
+def decode_selected_meters(
+    frame: bytes, address: int, codes: list[int] | None = None
+) -> tuple[int, dict[int, int]]:
+    """The meters of a 2F answer, each of its minimum size or more, as the length byte allows.
+
+    A meter's size is not in the answer. A machine uses one rule for all its meters, so each is read at
+    its Table C-7 minimum, else each at no less than 5 bytes, 6, ... up to MAX_METER_SIZE; failing all,
+    and with the codes asked known, each at its minimum or 5 (a mix). A reading must use the whole
+    answer, every meter code one asked for (`codes`, in the order asked; a machine leaves out those it
+    does not have), every value BCD.
+    """
     body = _variable_body(frame, address, LP_SELECTED_METERS)
-    game, rest, meters = _decimal(body[:2]), body[2:], {}
-    while rest:
-        code = rest[0]
-        width = METER_WIDTH.get(code, DEFAULT_METER_WIDTH)
-        if len(rest) < 1 + width:
-            raise FrameError("LP 2F: truncated meter")
-        meters[code] = _decimal(rest[1 : 1 + width])
-        rest = rest[1 + width :]
-    return game, meters
+    if len(body) < 2:
+        raise FrameError("LP 2F: no game number")
+    rules = [range(floor, floor + 1) for floor in (0, *range(5, MAX_METER_SIZE + 1))]
+    mixed = [range(6)] if codes is not None else []  # at most 2**10 readings: 10 meters asked at most
+    for floors in [*rules, *mixed]:
+        meters = _meters_from(body[2:], codes, 0, floors)
+        if meters is not None:
+            return _decimal(body[:2]), meters
+    raise FrameError(f"LP 2F: meters do not parse at any size: {body[2:].hex()}")
+
+
+def _meters_from(rest: bytes, codes: list[int] | None, start: int, floors: range) -> dict[int, int] | None:
+    """Meters of `rest` read from the asked-for codes[start:] (any code when not given), each at
+    meter_size(code, floor) for a floor in `floors`; None: no such reading."""
+    if not rest:
+        return {}
+    code = rest[0]
+    if codes is not None:
+        if code not in codes[start:]:
+            return None
+        start = codes.index(code, start)
+    for size in sorted({meter_size(code, floor) for floor in floors}):
+        value = _bcd_or_none(rest[1 : 1 + size]) if len(rest) > size else None
+        tail = _meters_from(rest[1 + size :], codes, start + 1, floors) if value is not None else None
+        if tail is not None:
+            return {code: value, **tail}
+    return None
+
+
+def _bcd_or_none(data: bytes) -> int | None:
+    try:
+        return from_bcd(data)
+    except ValueError:
+        return None
 
 
 # --- LP 6F / AF extended meters for game N ---------------------------------------------------------------
@@ -280,8 +322,8 @@ def extended_meters(
 ) -> bytes:
     """Per meter: code 2 (LSB first), size 1, value `size` BCD; None (not supported) is sent as size 0.
 
-    The size is the Table C-7 width the selected-meters answer uses (4 BCD bytes for game counters,
-    5 for amounts), so a meter reads the same by 2F and by 6F/AF.
+    The size is the Table C-7 minimum the selected-meters answer uses, so a meter reads the same by 2F
+    and by 6F/AF.
     """
     _extended_command(command)
     body = to_bcd(game, 2)
@@ -290,7 +332,7 @@ def extended_meters(
         if value is None:
             body += bytes([0])
             continue
-        width = METER_WIDTH.get(code, DEFAULT_METER_WIDTH)
+        width = meter_size(code)
         body += bytes([width]) + to_bcd(value % 10 ** (2 * width), width)
     return with_crc(bytes([address, command, len(body)]) + body)
 

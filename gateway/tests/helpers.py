@@ -108,3 +108,14 @@ class PtyLine:
         self.thread.join(timeout=5)
         os.close(self.master)
         os.close(self.slave)
+
+
+# How a machine reads SAS 6.02 where the standard leaves a choice (EgmConfig fields), by name: ours answers
+# idle polls and never pre-empts; "independent" is the machine of issue 22 (Table C-7 minimum meters,
+# events in place of long polls' answers, silent when idle in real-time mode).
+EGM_VARIANTS: dict[str, dict[str, Any]] = {
+    "ours": {},
+    "independent": {"rte_preempts": True, "rte_idle": "silent"},
+    "ff00-5byte": {"rte_preempts": True, "rte_idle": "ff00", "meter_size": 5},
+    "silent-5byte": {"rte_idle": "silent", "meter_size": 5},
+}

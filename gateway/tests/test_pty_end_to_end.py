@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from gateway.app import Gateway, GatewayConfig, parse_config
 from gateway.egm.machine import COIN_OUT, Egm, EgmConfig
 from gateway.sas import frames as f
-from gateway.tests.helpers import SentMessages, wait_for
+from gateway.tests.helpers import EGM_VARIANTS, SentMessages, wait_for
 
 
 def make_gateway(device: str, store: str, rte: bool = True) -> Gateway:
@@ -112,9 +114,20 @@ def _award_and_meters(egm: Egm, gateway: Gateway) -> None:
     assert last["progressive_machine_paid"] == 5000
 
 
-def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path):
+@pytest.mark.parametrize("variant", list(EGM_VARIANTS))
+def test_games_meters_statuses_and_progressives_over_a_pty(pty_line, store_path, variant):
+    readings = EGM_VARIANTS[variant]  # how the machine reads SAS where the standard leaves a choice
     egm = Egm(
-        EgmConfig(address=1, denomination=50, group=1, levels=[1, 2], handpay_limit=120000, seed=7, spin=0.0)
+        EgmConfig(
+            address=1,
+            denomination=50,
+            group=1,
+            levels=[1, 2],
+            handpay_limit=120000,
+            seed=7,
+            spin=0.0,
+            **readings,
+        )
     )
     line = pty_line([egm])
     gateway = make_gateway(line.device, store_path)

@@ -89,8 +89,8 @@ def test_lp2f_selected_meters_request_and_answer():
     assert request == h("012f0500000001053aa1")
     assert f.decode_selected_meters_request(request, 1) == (0, [0, 1, 5])
     answer = f.selected_meters(1, {0x00: 1234, 0x05: 42})
-    # coin in: 5 BCD bytes; games played: 4 (SAS Table C-7).
-    assert answer == h("012f0d000000000000123405000000420012")
+    # coin in and games played: 4 BCD bytes each, their minimum in SAS 6.02 Table C-7.
+    assert answer == h("012f0c000000000012340500000042e15b")
     assert f.decode_selected_meters(answer, 1) == (0, {0: 1234, 5: 42})
 
 
@@ -230,8 +230,8 @@ def test_extended_meters_answer_gives_each_meter_its_size(command):
     body = (
         "0000"  # game
         + "0000"
-        + "05"
-        + "0000123456"  # coin in: 5 BCD bytes
+        + "04"
+        + "00123456"  # coin in: 4 BCD bytes, its Table C-7 minimum
         + "0500"
         + "04"
         + "00000042"  # games played: 4 BCD bytes (Table C-7 width)

@@ -43,9 +43,10 @@ def test_bcd_round_trip(width_value):
     addresses,
     st.integers(1, 100),
     st.fixed_dictionaries({code: st.integers(0, 10**10 - 1) for code in METER_CODES}),
+    st.sampled_from([0, 5]),
 )
-def test_host_reads_the_emulators_meters_in_cents(address, denomination, meters):
-    egm = Egm(EgmConfig(address=address, denomination=denomination))
+def test_host_reads_the_emulators_meters_in_cents(address, denomination, meters, size):
+    egm = Egm(EgmConfig(address=address, denomination=denomination, meter_size=size))
     egm.meters.update(meters)
     out = Recorder()
     host = MachineHost(MachineConfig("M", address, denomination, rte=True), out)
@@ -55,7 +56,7 @@ def test_host_reads_the_emulators_meters_in_cents(address, denomination, meters)
     poll.handle(value)
     reported = out.events[-1]["meters"]
     for code, name in METER_CODES.items():
-        credits = meters[code] % (10**8 if code == 0x05 else 10**10)  # the frame's BCD width
+        credits = meters[code] % 10 ** (2 * f.meter_size(code, size))  # the frame's BCD width
         assert reported[name] == (credits if name == "games_played" else credits * denomination)
 
 
@@ -167,7 +168,7 @@ def test_host_reads_the_emulators_extended_meters_as_the_selected_ones(address, 
         poll.handle(value)
         reports.append(out.events[-1]["meters"])
     assert reports[0] == reports[1]
-    assert reports[1]["coin_in"] == meters[0x00] * denomination
+    assert reports[1]["coin_in"] == meters[0x00] % 10**8 * denomination  # 4 BCD bytes, its minimum
 
 
 @FAST
