@@ -12,7 +12,6 @@ import time
 import pytest
 from django.db import connection
 from django.db.models import F
-from django.utils import timezone
 
 from jackpots import audit
 from jackpots.audit import jackpots_audit
@@ -20,29 +19,13 @@ from jackpots.models import LedgerEntry
 from jackpots.services import contributions_apply
 from jackpots.services.levels import level_create
 from slots.models import MachineEvent
-from tests.jackpots.helpers import GRAND, progressive_with_machines
+from tests.jackpots.helpers import GRAND, pending_games, progressive_with_machines
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def _games(machines, first_seq: int, count: int) -> list[MachineEvent]:
-    now = timezone.now()
-    return [
-        MachineEvent(
-            machine=machines[i % len(machines)],
-            seq=first_seq + i,
-            type=MachineEvent.Type.GAME,
-            at=now,
-            received_at=now,
-            digest="0" * 40,
-            payload={},
-            wager_cents=100 + i,
-            win_cents=0,
-            is_max_bet=False,
-            pending=True,
-        )
-        for i in range(count)
-    ]
+    return pending_games(machines, first_seq, count, lambda i: 100 + i)
 
 
 def _in_another_connection(work) -> None:

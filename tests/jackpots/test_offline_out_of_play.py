@@ -41,6 +41,10 @@ def _game(seq: int, at, wager: int) -> dict:
     return {"seq": seq, "at": at.isoformat(), "type": "game", "wager": wager, "win": 0}
 
 
+def _jackpot(seq: int, at, level_id: int, amount: int) -> dict:
+    return {"seq": seq, "at": at.isoformat(), "type": "jackpot", "level": level_id, "amount": amount}
+
+
 def _marked_offline(machine: SlotMachine, at) -> None:
     """The beat marks the machine offline at ``at``: silent for 31 s by then (the others just heard)."""
     SlotMachine.objects.exclude(pk=machine.pk).update(last_seen=at)
@@ -96,14 +100,7 @@ def test_a_jackpot_dated_while_marked_offline_is_refused_machine_offline(linked,
     offline_at = timezone.now() - timedelta(seconds=300)
     _marked_offline(machine, offline_at)
     inside = timezone.now() - timedelta(seconds=120)
-    report = {
-        "seq": 2,
-        "at": (inside + timedelta(seconds=1)).isoformat(),
-        "type": "jackpot",
-        "level": level.id,
-        "amount": 100_000,
-    }
-    _post(machine, [_game(1, inside, 400), report])
+    _post(machine, [_game(1, inside, 400), _jackpot(2, inside + timedelta(seconds=1), level.id, 100_000)])
     contributions_apply()
     assert Hit.objects.count() == 0
     refusal = HitRefusal.objects.get()
@@ -114,14 +111,7 @@ def test_a_jackpot_dated_while_marked_offline_is_refused_machine_offline(linked,
     # Heard again: the same machine wins with a game played after.
     ended_at = OfflinePeriod.objects.get(machine=machine).ended_at
     after = ended_at + timedelta(milliseconds=1)
-    report = {
-        "seq": 4,
-        "at": (after + timedelta(milliseconds=1)).isoformat(),
-        "type": "jackpot",
-        "level": level.id,
-        "amount": 100_004,
-    }
-    _post(machine, [_game(3, after, 450), report])
+    _post(machine, [_game(3, after, 450), _jackpot(4, after + timedelta(milliseconds=1), level.id, 100_004)])
     contributions_apply()
     hit = Hit.objects.get()
     assert (hit.machine_id, hit.amount_cents) == (machine.id, 100_004)

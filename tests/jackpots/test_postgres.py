@@ -14,14 +14,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 from django.db import connection, connections
-from django.utils import timezone
 
 from jackpots.audit import jackpots_audit
 from jackpots.models import ContributionBatch, Hit, LedgerEntry
 from jackpots.services import contributions_apply, core, level_hit
 from jackpots.services.levels import level_create
 from slots.models import MachineEvent
-from tests.jackpots.helpers import progressive_with_machines
+from tests.jackpots.helpers import pending_games, progressive_with_machines
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -29,23 +28,7 @@ PARAMS = core.Params(100_000_000, Decimal("0.00731234"), Decimal("0.00123457"))
 
 
 def _events(machines, start_seq: int, count: int) -> list[MachineEvent]:
-    now = timezone.now()
-    return [
-        MachineEvent(
-            machine=machines[i % len(machines)],
-            seq=start_seq + i,
-            type=MachineEvent.Type.GAME,
-            at=now,
-            received_at=now,
-            digest="0" * 40,
-            payload={},
-            wager_cents=1 + (start_seq + i) * 7 % 997,
-            win_cents=0,
-            is_max_bet=False,
-            pending=True,
-        )
-        for i in range(count)
-    ]
+    return pending_games(machines, start_seq, count, lambda i: 1 + (start_seq + i) * 7 % 997)
 
 
 def _worker(tmp_path: Path, stop: Path, marker: Path | None = None) -> subprocess.Popen:

@@ -73,3 +73,20 @@ def test_schema_documents_every_code_and_error_response(client):
         assert f"`{code}`" in operation["description"]
     assert operation["security"] == [{"eventKey": []}]
     assert client.get("/api/docs/").status_code == 200
+
+
+def test_schema_documents_who_paid_a_jackpot(client):
+    """A jackpot event's payer (issue 21, finding 1): ``paid`` and ``paid_amount`` in the schema."""
+    import yaml
+
+    components = yaml.safe_load(client.get("/api/schema/").content)["components"]["schemas"]
+    jackpot = components["JackpotEventRequest"]
+    assert jackpot["properties"]["paid"]["allOf"] == [{"$ref": "#/components/schemas/PaidEnum"}]
+    assert components["PaidEnum"]["enum"] == ["machine", "attendant"]
+    paid_amount = jackpot["properties"]["paid_amount"]
+    assert (paid_amount["type"], paid_amount["minimum"], paid_amount["maximum"]) == (
+        "integer",
+        1,
+        10_000_000_000,
+    )
+    assert {"paid", "paid_amount"}.isdisjoint(jackpot["required"])

@@ -25,7 +25,11 @@ def _facts(hit: Hit) -> SlipFacts:
     venue = machine.room.venue if machine is not None else None
     zone = ZoneInfo(venue.time_zone if venue else settings.TIME_ZONE)
     verifiers = [person(user) for user in (hit.verified_by, hit.second_verified_by) if user is not None]
-    if hit.paid_by_machine_id is not None:
+    # An award the machine credited short and attendants completed: their slip is for their part.
+    cents = hit.attendant_cents if hit.paid_by_id is not None else hit.payout_cents
+    if hit.paid_by_id is not None:
+        payer = person(hit.paid_by)
+    elif hit.paid_by_machine_id is not None:
         payer = f"{machine.asset_number} (credit meter)"
     elif hit.paid_by_table_id is not None:
         payer = f"table {hit.paid_by_table.code}"
@@ -36,9 +40,9 @@ def _facts(hit: Hit) -> SlipFacts:
         machine=machine.asset_number if machine else "table",
         location=f"{machine.room.name}, {machine.game_title}" if machine else hit.level.progressive.name,
         level=f"{hit.level.progressive.name} - {hit.level.name}",
-        amount=f"€ {cents_eur_grouped(hit.payout_cents)}",
-        words_it=amount_in_words(hit.payout_cents, "it"),
-        words_en=amount_in_words(hit.payout_cents, "en"),
+        amount=f"€ {cents_eur_grouped(cents)}",
+        words_it=amount_in_words(cents, "it"),
+        words_en=amount_in_words(cents, "en"),
         at=hit.at.astimezone(zone).strftime("%d/%m/%Y %H:%M:%S"),
         number=f"{hit.number} (id {hit.pk})",
         verifiers=verifiers,
