@@ -68,7 +68,10 @@ class MachineConfig:
     group: int = 0  # SAS progressive group, 0 for none
     levels: dict[int, int] = field(default_factory=dict)  # SAS level -> server level id
     interval: float = 0.2
-    meters_every: float = 60.0
+    # The meters read every 20 s keep an idle machine heard: the server marks a machine silent for 30 s
+    # (MACHINE_OFFLINE_AFTER_SECONDS) offline, and games dated in an offline period count for no level,
+    # so a longer period would cost the first game after every idle minute its contribution.
+    meters_every: float = 20.0
     wins_lp: int = f.LP_SAS_PROGRESSIVE_WIN  # 85, 87, or 84 for machines without SAS progressives
     handpay_limit: int = 120_000  # cents; awards above it are paid by an attendant
     link_down_after: float = 5.0
@@ -758,8 +761,9 @@ class MachineHost:
 
     def handpay_reset(self) -> None:
         """The server's handpay reset: LP 94 only to a machine that says it is in a handpay (LP 1B), never
-        to one that paid its win itself (the reset it would refuse)."""
-        self.pending.append(self.handpay_peek_poll(self.on_reset_check))
+        to one that paid its win itself (the reset it would refuse). Both on the machine's next turns: a
+        command never waits behind the line's routine polls."""
+        self.pending.appendleft(self.handpay_peek_poll(self.on_reset_check))
 
     def on_reset_check(self, info: f.HandpayInfo) -> None:
         if not (info.level or info.amount):

@@ -15,6 +15,8 @@ from gateway.sas import frames as f
 from gateway.tests.helpers import Recorder, Wire
 
 h = bytes.fromhex
+# LP 1B's answer of a machine locked up in a progressive handpay (group 1, level 1, €150.00).
+HANDPAY_LOCKUP = f.handpay_info(1, f.HandpayInfo(group=1, level=1, amount=15000, partial_pay=0, reset_id=0))
 METER_REQUEST = "012f0c000000010203050b15161d206b0e"  # LP 2F for the ten meters the gateway asks for
 METERS_MINIMUM = (  # each meter in 4 BCD bytes, its minimum in SAS 6.02 Table C-7 (all zero)
     "012f340000"
@@ -205,6 +207,7 @@ def test_silence_to_general_polls_in_real_time_mode_is_nothing_to_report_and_lp_
             "81": ["00", ""],
             "010e0145d1": ["01"],
             METER_REQUEST: [METERS_MINIMUM + "e639"],
+            "011b": [HANDPAY_LOCKUP.hex()],
             "019475cb": ["019400e124"],
         },
         rte=True,
@@ -216,8 +219,9 @@ def test_silence_to_general_polls_in_real_time_mode_is_nothing_to_report_and_lp_
     assert polls.count("010e0145d1") >= 15  # a long poll it must answer, every second without an answer
     host.handpay_reset()
     turn = len(wire.sent)
-    run(poller, wire, until=20.2)
-    assert hexes(wire.sent)[turn] == "019475cb"
+    run(poller, wire, until=20.4)
+    # The next turns: LP 1B (is it in a handpay? it is), then LP 94.
+    assert hexes(wire.sent)[turn : turn + 2] == ["011b", "019475cb"]
 
 
 def test_a_machine_silent_to_long_polls_too_is_down_after_five_seconds():
