@@ -81,10 +81,10 @@ def test_a_handpay_is_paid_once_at_no_less_than_the_display_then_reset(e2e: E2E)
 
     hit, state, machine_amount = hit_row(e2e, code, "id", "state", "machine_amount_cents")
     assert (state, machine_amount) == ("hit", displayed)  # on the desk, to verify and pay
-    assert hit_row(e2e, code, "reported_paid") == ("attendant",)  # SERVER
     pay(e2e, hit)
     wait_for(lambda: egm.handpay is None, 10, "LP 94 to reset the machine's handpay")
     assert egm.raised[-1] == 0x52 and egm.can_play()
+    assert hit_row(e2e, code, "reported_paid") == ("attendant",)  # SERVER
     # SERVER: paid once, never below what the machine displayed; a second payment is refused.
     script = (
         "from jackpots.models import Hit\n"
