@@ -64,7 +64,9 @@ def dockerfile_server(transactional_db, tmp_path: Path) -> Iterator[str]:
             process.wait(timeout=10)
 
 
-def admin_login(url: str, username: str, password: str, forwarded_for: str | None = None) -> tuple[int, requests.Session]:
+def admin_login(
+    url: str, username: str, password: str, forwarded_for: str | None = None
+) -> tuple[int, requests.Session]:
     """One admin login (through a proxy that wrote ``forwarded_for``): the answer's status and the session."""
     session = requests.Session()
     page = session.get(f"{url}/admin/login/", timeout=10)
