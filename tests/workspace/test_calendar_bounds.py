@@ -51,7 +51,8 @@ def test_no_sign_off_before_the_venues_first_day_or_after_today(floor, manager) 
     with pytest.raises(DayCloseRefused, match="is not over yet"):
         dayclose_sign(floor, date(9999, 12, 31), manager, now=timezone.now())
     assert not DayClose.objects.exists()
-    assert dayclose_sign(floor, date(2026, 11, 20), manager, now=timezone.now()).business_day == date(2026, 11, 20)
+    signed = dayclose_sign(floor, date(2026, 11, 20), manager, now=timezone.now())
+    assert signed.business_day == date(2026, 11, 20)
 
 
 @pytest.mark.parametrize(
