@@ -365,6 +365,9 @@ if not Decimal("0.01") <= SIGNAGE_HEARTBEAT_SECONDS <= Decimal("5"):
 GATEWAY_HEARTBEAT_SECONDS = env_decimal("GATEWAY_HEARTBEAT_SECONDS", "2")
 if not Decimal("0.01") <= GATEWAY_HEARTBEAT_SECONDS <= Decimal("5"):
     raise ImproperlyConfigured("GATEWAY_HEARTBEAT_SECONDS must be between 0.01 and 5.")
+# Websocket handshakes one client address may make in one second (common.socket_limits): a venue's signs
+# opening at once behind one address fit; a flood does not reach the consumers.
+WEBSOCKET_HANDSHAKES_PER_SECOND = env_int("WEBSOCKET_HANDSHAKES_PER_SECOND", 60, minimum=1)
 # How often each server process re-evaluates the link state of the progressives its signs show.
 SIGNAGE_LINK_CHECK_SECONDS = env_decimal("SIGNAGE_LINK_CHECK_SECONDS", "2")
 if SIGNAGE_LINK_CHECK_SECONDS <= 0:

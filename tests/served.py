@@ -55,7 +55,7 @@ def dockerfile_server(transactional_db, tmp_path: Path) -> Iterator[str]:
                 try:
                     requests.get(f"{url}/healthz", timeout=2)
                     break
-                except requests.ConnectionError:
+                except requests.RequestException:
                     assert time.monotonic() < deadline, "uvicorn did not answer in 30 s"
                     time.sleep(0.2)
             yield url
