@@ -28,5 +28,8 @@ RUN SECRET_KEY=build-time-only-secret-key-not-used-at-run-time ALLOWED_HOSTS=bui
 
 USER progressivo
 EXPOSE 8000
+# X-Forwarded-For and -Proto are believed only from FORWARDED_ALLOW_IPS (uvicorn and the settings read it;
+# set it to the TLS proxy's address), the client being the right-most address that is not a proxy's.
+ENV FORWARDED_ALLOW_IPS=127.0.0.1,::1
 CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--lifespan", "off", \
-     "--ws-per-message-deflate", "false", "--proxy-headers", "--forwarded-allow-ips", "*"]
+     "--ws-per-message-deflate", "false", "--proxy-headers"]

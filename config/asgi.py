@@ -12,11 +12,12 @@ django_asgi_app = http_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set up first
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from common.socket_limits import HandshakeLimit  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+        "websocket": HandshakeLimit(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -6,6 +6,7 @@ stops at start-up instead of failing on the first request.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from decimal import Decimal, InvalidOperation
 from urllib.parse import urlparse
@@ -65,6 +66,32 @@ def env_choice(name: str, default: str, choices: list[str] | tuple[str, ...]) ->
 
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def env_proxies(name: str = "FORWARDED_ALLOW_IPS", default: str = "127.0.0.1,::1") -> list[str]:
+    """The addresses or networks of the proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
+
+    uvicorn --proxy-headers reads the same variable and takes the right-most X-Forwarded-For entry that is
+    not one of these: the address the last trusted proxy saw. ``*`` is refused, because with it uvicorn
+    believes the left-most entry, which the client writes itself (a login lockout by address is then
+    bypassed by changing the header on every attempt)."""
+    raw = os.environ.get(name, default)
+    entries = [item.strip() for item in raw.split(",") if item.strip()]
+    if not entries:
+        raise ImproperlyConfigured(f"{name} must list at least one proxy address, such as 127.0.0.1.")
+    for entry in entries:
+        if entry == "*":
+            raise ImproperlyConfigured(
+                f"{name} must list the proxies' addresses or networks, not '*': with '*' a client "
+                "chooses its own address by writing X-Forwarded-For."
+            )
+        try:
+            ipaddress.ip_network(entry, strict=False) if "/" in entry else ipaddress.ip_address(entry)
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must list IP addresses or networks (10.0.0.5, 10.0.0.0/24), not {entry!r}."
+            ) from None
+    return entries
 
 
 def env_database(name: str = "DATABASE_URL") -> dict | None:

@@ -21,6 +21,7 @@ from config.env import (
     env_decimal,
     env_int,
     env_list,
+    env_proxies,
     env_redis,
     env_str,
 )
@@ -219,16 +220,20 @@ if USING_POSTGRES and DATABASE_POOL_SIZE:
 # --- Auth, i18n -------------------------------------------------------------------------------------
 # Login throttling (django-axes) for the admin login, the only password login: staff accounts move money
 # (hit payments, parameter changes), so password guessing is cut off. After AXES_FAILURE_LIMIT failures
-# for one username from one address, that pair is locked for AXES_COOLOFF_TIME; by pair rather than by
-# username alone, so that a stranger cannot lock a manager out from elsewhere by failing on purpose. A
-# success resets the count. uvicorn --proxy-headers puts the client's address in REMOTE_ADDR.
+# for one username (from any addresses), or from one address (for any usernames), that username or address
+# is locked for AXES_COOLOFF_TIME: by pair alone, a guesser changing address on every attempt, or trying
+# one password on many usernames, was never locked. The price: failing on purpose locks a manager out for
+# the cool-off (an administrator unlocks with `manage.py axes_reset_username`). A success resets the count.
+# uvicorn --proxy-headers puts the client's address in REMOTE_ADDR, believing X-Forwarded-For only from
+# FORWARDED_ALLOW_IPS (read here so that a '*' or a typo stops the start; uvicorn reads the same variable).
+FORWARDED_ALLOW_IPS = env_proxies("FORWARDED_ALLOW_IPS")
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -361,6 +366,9 @@ if not Decimal("0.01") <= SIGNAGE_HEARTBEAT_SECONDS <= Decimal("5"):
 GATEWAY_HEARTBEAT_SECONDS = env_decimal("GATEWAY_HEARTBEAT_SECONDS", "2")
 if not Decimal("0.01") <= GATEWAY_HEARTBEAT_SECONDS <= Decimal("5"):
     raise ImproperlyConfigured("GATEWAY_HEARTBEAT_SECONDS must be between 0.01 and 5.")
+# Websocket handshakes one client address may make in one second (common.socket_limits): a venue's signs
+# opening at once behind one address fit; a flood does not reach the consumers.
+WEBSOCKET_HANDSHAKES_PER_SECOND = env_int("WEBSOCKET_HANDSHAKES_PER_SECOND", 60, minimum=1)
 # How often each server process re-evaluates the link state of the progressives its signs show.
 SIGNAGE_LINK_CHECK_SECONDS = env_decimal("SIGNAGE_LINK_CHECK_SECONDS", "2")
 if SIGNAGE_LINK_CHECK_SECONDS <= 0:

@@ -28,24 +28,31 @@ class FloorMapConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
         if not websocket_origin_allowed(self.scope):
+            # Another site's page: refused at the handshake (403), before anything is accepted.
             await self.close(code=CLOSE_FORBIDDEN)
             return
         if user is None or not user.is_authenticated or not user.is_staff:
-            await self.close(code=CLOSE_FORBIDDEN)
+            await self.refuse(CLOSE_FORBIDDEN)
             return
         if not await database_sync_to_async(user.has_perm)(VIEW_FLOOR_MAP):
-            await self.close(code=CLOSE_FORBIDDEN)
+            await self.refuse(CLOSE_FORBIDDEN)
             return
         kwargs = self.scope["url_route"]["kwargs"]
         room = await database_sync_to_async(room_get)(kwargs["venue"], int(kwargs["room"]))
         if room is None:
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self.refuse(CLOSE_NOT_FOUND)
             return
         self.room_id = room.id
         await self.channel_layer.group_add(room_group(room.id), self.channel_name)
         await self.accept()
         await self.snapshot_send()
         self.ticker = asyncio.create_task(self.snapshots_forever())
+
+    async def refuse(self, code: int) -> None:
+        """Close with CODE where the page can read it: a close before the accept becomes the server's
+        HTTP 403 to the handshake, and the code is lost."""
+        await self.accept()
+        await self.close(code=code)
 
     async def disconnect(self, code: int) -> None:
         if self.ticker is not None:

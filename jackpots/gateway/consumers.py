@@ -21,6 +21,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from common.origins import websocket_origin_allowed
+from common.socket_limits import socket_claim, socket_claim_release, socket_claim_renew, socket_claimed
 from jackpots.gateway.selectors import (
     award_for_hit,
     awards_open,
@@ -35,6 +36,11 @@ from jackpots.publish import gateway_group, progressive_group
 
 # As the signs: a missing, unknown or revoked key (also one revoked while connected).
 CLOSE_UNAUTHORIZED = 4401
+# The key's gateway is already connected: one live connection per key, the first kept (a flood of
+# connections with a stolen key is refused here, before any snapshot, and leaves the real gateway alone).
+CLOSE_ALREADY_CONNECTED = 4409
+# A live connection's claim lapses this many heartbeats after its last (a server process that died).
+CLAIM_HEARTBEATS = 3
 
 
 class GatewayConsumer(AsyncWebsocketConsumer):
@@ -47,10 +53,19 @@ class GatewayConsumer(AsyncWebsocketConsumer):
             await self.close()  # before accept: the handshake is refused with 403
             return
         self.token = parse_qs(self.scope.get("query_string", b"").decode("latin1")).get("token", [""])[0]
+        self.claimed = False
+        if await socket_claimed("gateway", self.token):  # only a valid key is ever claimed
+            await self.accept()
+            await self.close(code=CLOSE_ALREADY_CONNECTED)
+            return
         venue_id = await database_sync_to_async(gateway_venue)(self.token)
         await self.accept()
         if venue_id is None:
             await self.close(code=CLOSE_UNAUTHORIZED)
+            return
+        self.claimed = await socket_claim("gateway", self.token, self.channel_name, self.claim_seconds())
+        if not self.claimed:
+            await self.close(code=CLOSE_ALREADY_CONNECTED)
             return
         self.venue_id = venue_id
         progressive_ids = await database_sync_to_async(gateway_progressive_ids)(venue_id)
@@ -73,7 +88,17 @@ class GatewayConsumer(AsyncWebsocketConsumer):
                 self.shown_seq[level["id"]] = level["seq"]
         await self.send_json({"type": "snapshot", "jackpots": jackpots})
 
+    @staticmethod
+    def claim_seconds() -> float:
+        return float(settings.GATEWAY_HEARTBEAT_SECONDS) * CLAIM_HEARTBEATS
+
+    async def release(self) -> None:
+        if self.claimed:
+            self.claimed = False
+            await socket_claim_release("gateway", self.token, self.channel_name)
+
     async def disconnect(self, code: int) -> None:
+        await self.release()
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()
         for group in self.joined:
@@ -125,6 +150,8 @@ class GatewayConsumer(AsyncWebsocketConsumer):
         while True:
             await asyncio.sleep(interval)
             if not await database_sync_to_async(gateway_key_active)(self.token):
+                await self.release()
                 await self.close(code=CLOSE_UNAUTHORIZED)
                 return
+            await socket_claim_renew("gateway", self.token, self.channel_name, self.claim_seconds())
             await self.send_json({"type": "heartbeat", "at": timezone.now().isoformat()})

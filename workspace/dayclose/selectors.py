@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from datetime import date
 
-from django.db.models import Sum
+from django.db.models import Min, Sum
 
-from common.days import business_days_bounds
+from common.days import business_date_of, business_days_bounds
 from floor.models import Venue
 from jackpots.models import Hit
 from slots.models import MachineEvent, MeterDelta, SlotMachine
@@ -124,3 +124,10 @@ def lines_total(lines: list[Line]) -> Totals:
         hits=sum(line.hits for line in lines),
         flagged=sum(1 for line in lines if line.flagged),
     )
+
+
+def venue_first_day(venue: Venue) -> date | None:
+    """The venue's first business day on this installation: the day its first machine event arrived
+    (received_at, the server's clock: a machine's own ``at`` can be wrong). None before any."""
+    first = MachineEvent.objects.filter(machine__room__venue=venue).aggregate(at=Min("received_at"))["at"]
+    return None if first is None else business_date_of(first, venue.time_zone)

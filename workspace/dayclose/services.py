@@ -9,9 +9,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from common.days import business_days_bounds
+from common.days import business_date_of, business_days_bounds
 from floor.models import Venue
-from workspace.dayclose.selectors import Line, day_reconcile
+from workspace.dayclose.selectors import Line, day_reconcile, venue_first_day
 from workspace.models import DayClose
 
 
@@ -32,10 +32,19 @@ def dayclose_lines(venue: Venue, day: date) -> tuple[list[Line], DayClose | None
 
 
 def dayclose_sign(venue: Venue, day: date, user, *, now: datetime, note: str = "") -> DayClose:
-    _start, end = business_days_bounds(day, day, venue.time_zone)
-    if now < end:
+    """Sign off a business day that is over and on or after the venue's first (a row signed for year 1
+    could never be removed: the table is append-only)."""
+    today = business_date_of(now, venue.time_zone)
+    # A day after today is refused before its bounds are computed (the day after 9999-12-31 has none).
+    if day > today or now < business_days_bounds(day, day, venue.time_zone)[1]:
         raise DayCloseRefused(
             _("The business day of %(day)s is not over yet: sign it off after it closes.") % {"day": day}
+        )
+    first = venue_first_day(venue)
+    if first is None or day < first:
+        raise DayCloseRefused(
+            _("%(venue)s has nothing to sign off before its first business day here, %(first)s.")
+            % {"venue": venue.code, "first": first or today}
         )
     tolerance = settings.DAY_CLOSE_TOLERANCE_CENTS
     lines = day_reconcile(venue, day, tolerance)

@@ -7,14 +7,14 @@ from datetime import date, timedelta
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from common.days import business_date_of
+from common.days import BusinessDayField, business_date_of
 from floor.access import VIEW_REPORTS
 from floor.models import Venue
 from workspace.access import workspace_page
@@ -26,24 +26,52 @@ from workspace.shell import venue_current
 SIGN_OFF = "workspace.add_dayclose"
 
 
+NOTE_MAX_CHARS = 500
+
+
 class DayForm(forms.Form):
-    day = forms.DateField(label=gettext_lazy("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
+    day = BusinessDayField(label=gettext_lazy("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
 
 
-def _day(request: HttpRequest, venue: Venue) -> date:
-    """The day asked for, else the last business day that has closed."""
+class SignOffForm(forms.Form):
+    # A CharField refuses NUL characters (PostgreSQL cannot store them: they were a 500).
+    note = forms.CharField(label=gettext_lazy("Note"), required=False, max_length=NOTE_MAX_CHARS)
+
+
+def _day(request: HttpRequest, venue: Venue) -> tuple[date, str | None]:
+    """The day asked for, else the last business day that has closed; and why the one asked for cannot
+    be shown, if it cannot."""
+    fallback = business_date_of(timezone.now(), venue.time_zone) - timedelta(days=1)
+    if not request.GET.get("day"):
+        return fallback, None
     form = DayForm(request.GET)
     if form.is_valid():
-        return form.cleaned_data["day"]
-    return business_date_of(timezone.now(), venue.time_zone) - timedelta(days=1)
+        return form.cleaned_data["day"], None
+    return fallback, " ".join(form.errors["day"])
 
 
-def _parse(venue_code: str, day: str) -> tuple[Venue, date]:
+def _parse(venue_code: str, day: str) -> tuple[Venue, date | None, HttpResponse | None]:
+    """The venue and day of an export's path, or the 400 that says why the day cannot be exported."""
     venue = get_object_or_404(Venue, code=venue_code)
+    form = DayForm({"day": day})
+    if not form.is_valid():
+        return venue, None, HttpResponseBadRequest(" ".join(form.errors["day"]), content_type="text/plain")
+    return venue, form.cleaned_data["day"], None
+
+
+def _sign(request: HttpRequest, venue: Venue, day: date) -> str | None:
+    """Sign the day off; the sentence that refuses it, if refused."""
+    if not request.user.has_perm(SIGN_OFF):
+        return _("Only a floor manager can sign off a day.")
+    form = SignOffForm(request.POST)
+    if not form.is_valid():
+        return " ".join(form.errors["note"])
     try:
-        return venue, date.fromisoformat(day)
-    except ValueError:
-        raise Http404(_("Not a date.")) from None
+        dayclose_sign(venue, day, request.user, now=timezone.now(), note=form.cleaned_data["note"])
+    except DayCloseRefused as refusal:
+        return str(refusal)
+    messages.success(request, _("The business day of %(day)s is signed off.") % {"day": day})
+    return None
 
 
 @workspace_page(VIEW_REPORTS)
@@ -51,19 +79,14 @@ def dayclose_view(request: HttpRequest) -> HttpResponse:
     venue = venue_current(request)
     if venue is None:
         raise Http404(_("No venue yet."))
-    day = _day(request, venue)
-    if request.method == "POST":
-        if not request.user.has_perm(SIGN_OFF):
-            messages.error(request, _("Only a floor manager can sign off a day."))
-        else:
-            try:
-                dayclose_sign(
-                    venue, day, request.user, now=timezone.now(), note=request.POST.get("note", "")[:500]
-                )
-                messages.success(request, _("The business day of %(day)s is signed off.") % {"day": day})
-            except DayCloseRefused as refusal:
-                messages.error(request, str(refusal))
-        return redirect(f"{reverse('workspace:dayclose')}?day={day.isoformat()}")
+    day, refused = _day(request, venue)
+    if request.method == "POST" and refused is None:
+        refused = _sign(request, venue, day)
+        if refused is None:
+            return redirect(f"{reverse('workspace:dayclose')}?day={day.isoformat()}")
+    if refused is not None:
+        # Nothing changed: the page of the day (or the last closed day) says why, with a 400.
+        messages.error(request, refused)
     lines, closed = dayclose_lines(venue, day)
     context = {
         "title": _("Day close: %(venue)s, %(day)s") % {"venue": venue.name, "day": day.strftime("%d/%m/%Y")},
@@ -76,12 +99,14 @@ def dayclose_view(request: HttpRequest) -> HttpResponse:
         "tolerance": closed.tolerance_cents if closed else settings.DAY_CLOSE_TOLERANCE_CENTS,
         "can_sign": request.user.has_perm(SIGN_OFF),
     }
-    return render(request, "workspace/dayclose/day.html", context)
+    return render(request, "workspace/dayclose/day.html", context, status=200 if refused is None else 400)
 
 
 @workspace_page(VIEW_REPORTS)
 def dayclose_csv_view(request: HttpRequest, venue: str, day: str) -> HttpResponse:
-    found, when = _parse(venue, day)
+    found, when, refused = _parse(venue, day)
+    if refused is not None:
+        return refused
     lines, _closed = dayclose_lines(found, when)
     response = HttpResponse(dayclose_csv(lines), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="day-close-{found.code}-{when}.csv"'
@@ -90,7 +115,9 @@ def dayclose_csv_view(request: HttpRequest, venue: str, day: str) -> HttpRespons
 
 @workspace_page(VIEW_REPORTS)
 def dayclose_pdf_view(request: HttpRequest, venue: str, day: str) -> HttpResponse:
-    found, when = _parse(venue, day)
+    found, when, refused = _parse(venue, day)
+    if refused is not None:
+        return refused
     lines, closed = dayclose_lines(found, when)
     tolerance = closed.tolerance_cents if closed else settings.DAY_CLOSE_TOLERANCE_CENTS
     response = HttpResponse(

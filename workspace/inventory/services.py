@@ -9,9 +9,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from workspace.inventory.resources import SlotMachineResource
+from workspace.inventory.resources import SlotMachineResource, cell_escape
 
-MAX_ROWS = 20_000
+# A venue's floor in one file with room to spare (the casino's two venues have some hundreds of machines):
+# every row is checked, then imported, in one request; 20,000 rows held a request for 81 s and 170 MiB.
+MAX_ROWS = 1_000
 
 
 @dataclass
@@ -55,9 +57,29 @@ def _dataset(content: bytes) -> tablib.Dataset:
     return dataset
 
 
+def _duplicates(dataset: tablib.Dataset) -> list[RowProblem]:
+    """Each asset once per file: a second row for it silently won over the first."""
+    first: dict[str, int] = {}
+    problems = []
+    for index, asset in enumerate(dataset["asset_number"] if len(dataset) else [], start=2):
+        key = (asset or "").strip()
+        if key in first:
+            reason = _("asset_number: %(asset)s is already on line %(line)d.") % {
+                "asset": key,
+                "line": first[key],
+            }
+            problems.append(RowProblem(line=index, asset=key, reasons=[reason]))
+        else:
+            first[key] = index
+    return problems
+
+
 def inventory_import(content: bytes, *, dry_run: bool) -> ImportReport:
     """Checks (dry run) or imports the CSV; with any bad row nothing is imported, in either mode."""
     dataset = _dataset(content)
+    duplicates = _duplicates(dataset)
+    if duplicates:
+        return ImportReport(rows=len(dataset), problems=duplicates)
     resource = SlotMachineResource()
     with transaction.atomic():
         result = resource.import_data(dataset, dry_run=True, use_transactions=False)
@@ -94,7 +116,12 @@ def _report(result, dataset: tablib.Dataset) -> ImportReport:
 
 
 def inventory_export() -> str:
-    return SlotMachineResource().export().csv
+    """The inventory as CSV, every cell a spreadsheet would run as a formula escaped (cell_escape)."""
+    dataset = SlotMachineResource().export()
+    escaped = tablib.Dataset(headers=dataset.headers)
+    for row in dataset:
+        escaped.append([cell_escape(value) for value in row])
+    return escaped.csv
 
 
 def _reason(error: Exception) -> str:
