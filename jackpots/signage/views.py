@@ -43,6 +43,8 @@ def signage_screen(request: HttpRequest, screen: str) -> HttpResponse:
             "max_updates_per_second": float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND),
             "attract_seconds": settings.SIGNAGE_ATTRACT_SECONDS,
             "locale": found.language,
+            # The clock shows the venue's wall time, not the time zone the display PC was set up in.
+            "time_zone": found.venue.time_zone,
             "strings": sign_strings(),
         }
         response = render(

@@ -66,6 +66,11 @@
     return number + " " + (symbol || currency);
   }
 
+  // The venue's wall clock (config.time_zone), whatever zone the display PC was installed with.
+  var clockFormat = new Intl.DateTimeFormat("en-GB", {
+    hour: "2-digit", minute: "2-digit", hour12: false, timeZone: config.time_zone || undefined,
+  });
+
   function el(tag, cls, text) {
     var node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -441,9 +446,7 @@
     if (socket && socket.readyState === WebSocket.OPEN && Date.now() - lastFrameAt > WATCHDOG_MS) socket.close();
     refreshLinks();
     attractCheck();
-    var clock = new Date();
-    document.getElementById("clock").textContent =
-      String(clock.getHours()).padStart(2, "0") + ":" + String(clock.getMinutes()).padStart(2, "0");
+    document.getElementById("clock").textContent = clockFormat.format(new Date());
   }, 1000);
 
   window.setInterval(function () {

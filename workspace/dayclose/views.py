@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from django import forms
 from django.conf import settings
@@ -10,16 +10,17 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from common.days import business_date_of
+from common.forms import IsoDateInput
 from floor.access import VIEW_REPORTS
 from floor.models import Venue
 from workspace.access import workspace_page
 from workspace.dayclose.export import dayclose_csv, dayclose_pdf
-from workspace.dayclose.selectors import lines_total
+from workspace.dayclose.selectors import dayclose_day_default, lines_total
 from workspace.dayclose.services import DayCloseRefused, dayclose_lines, dayclose_sign
 from workspace.shell import venue_current
 
@@ -27,15 +28,15 @@ SIGN_OFF = "workspace.add_dayclose"
 
 
 class DayForm(forms.Form):
-    day = forms.DateField(label=gettext_lazy("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
+    day = forms.DateField(label=gettext_lazy("Business day"), widget=IsoDateInput())
 
 
 def _day(request: HttpRequest, venue: Venue) -> date:
-    """The day asked for, else the last business day that has closed."""
+    """The day asked for, else the last closed business day the venue played."""
     form = DayForm(request.GET)
     if form.is_valid():
         return form.cleaned_data["day"]
-    return business_date_of(timezone.now(), venue.time_zone) - timedelta(days=1)
+    return dayclose_day_default(venue, business_date_of(timezone.now(), venue.time_zone))
 
 
 def _parse(venue_code: str, day: str) -> tuple[Venue, date]:
@@ -66,7 +67,8 @@ def dayclose_view(request: HttpRequest) -> HttpResponse:
         return redirect(f"{reverse('workspace:dayclose')}?day={day.isoformat()}")
     lines, closed = dayclose_lines(venue, day)
     context = {
-        "title": _("Day close: %(venue)s, %(day)s") % {"venue": venue.name, "day": day.strftime("%d/%m/%Y")},
+        "title": _("Day close: %(venue)s, %(day)s")
+        % {"venue": venue.name, "day": formats.date_format(day, "SHORT_DATE_FORMAT")},
         "venue": venue,
         "day": day,
         "form": DayForm(initial={"day": day}),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from common.money import cents_eur_grouped
+from common.money import cents_money
 
 WIDTH, HEIGHT, PAD_LEFT, PAD_BOTTOM, PAD_TOP = 760, 240, 80, 28, 12
 
@@ -43,7 +43,7 @@ def bar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
             '<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text>',
             PAD_LEFT - 6,
             PAD_TOP + 8,
-            cents_eur_grouped(top if bars else 0),
+            cents_money(top if bars else 0),
         ),
         format_html(
             '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#888"/>',
@@ -64,7 +64,7 @@ def bar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
                 PAD_TOP + plot_h - height,
                 max(step - 2, 1),
                 height,
-                bar.title or f"{bar.label}: {cents_eur_grouped(bar.value)}",
+                bar.title or f"{bar.label}: {cents_money(bar.value)}",
                 x + step // 2,
                 HEIGHT - 10,
                 bar.label,
@@ -111,7 +111,7 @@ def hbar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
             format_html(
                 '<text x="{}" y="{}" text-anchor="end">{}</text>'
                 '<rect x="{}" y="{}" width="{}" height="{}" fill="#5b1426"><title>{}</title></rect>'
-                '<text x="{}" y="{}">€ {}</text>',
+                '<text x="{}" y="{}">{}</text>',
                 HBAR_LABEL - 8,
                 y + 15,
                 bar.label[:32],
@@ -119,10 +119,10 @@ def hbar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
                 y + 3,
                 width,
                 HBAR_ROW - 6,
-                bar.title or f"{bar.label}: € {cents_eur_grouped(bar.value)}",
+                bar.title or f"{bar.label}: {cents_money(bar.value)}",
                 HBAR_LABEL + width + 6,
                 y + 15,
-                cents_eur_grouped(bar.value),
+                cents_money(bar.value),
             )
         )
     parts.append(mark_safe("</svg>"))
