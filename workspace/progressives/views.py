@@ -31,7 +31,7 @@ def progressives_view(request: HttpRequest) -> HttpResponse:
     days = _choice(request, "days", _DAYS, 30)
     context = {
         "title": _("Progressives"),
-        "rows": levels_overview(now, days),
+        "rows": levels_overview(now, days, venue_current(request)),
         "days": days,
         "day_choices": _DAYS,
         "now": now,

@@ -168,7 +168,7 @@ def _zone(name: str):
 
 @staff_page(VIEW_REPORTS)
 def liability_view(request: HttpRequest) -> HttpResponse:
-    liability = jackpot_liability()
+    liability = jackpot_liability(venue_current(request))
     if request.GET.get("format") == "csv":
         header = [
             _("Progressive"),
