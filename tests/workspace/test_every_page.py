@@ -16,6 +16,7 @@ import pytest
 from django.contrib.auth.models import Group, User
 from django.utils import timezone
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from common.credentials import screen_token_issue
 from floor.models import Room, SignageScreen, Venue
@@ -133,78 +134,78 @@ def _seed() -> tuple[list[str], list[str]]:
     return paths, signs
 
 
-def _watch(page: Page, origin: str, faults: list[str], where: list[str]) -> None:
-    """Console errors, requests to other hosts and 4xx/5xx answers, each named with the view it came in."""
-    host = urlparse(origin).netloc
-    page.on(
-        "console",
-        lambda m: faults.append(f"{where[0]}: console {m.text[:160]}") if m.type == "error" else None,
-    )
-    page.on("pageerror", lambda e: faults.append(f"{where[0]}: script error {e}"))
-    page.on(
-        "request",
-        lambda r: (
-            faults.append(f"{where[0]}: request to {r.url[:80]}")
-            if urlparse(r.url).netloc not in (host, "") and not r.url.startswith("data:")
-            else None
-        ),
-    )
-    page.on(
-        "response",
-        lambda r: (
-            faults.append(f"{where[0]}: {r.status} {r.url[len(origin) :][:80]}") if r.status >= 400 else None
-        ),
-    )
+class Visit:
+    """One page of one language and size, reused from view to view; every fault it sees goes to
+    ``faults``, named with the view it came in (``where``): console errors, requests to other hosts,
+    4xx/5xx answers, and what the layout checks find."""
 
+    def __init__(self, page: Page, origin: str, label: str, faults: list[str]) -> None:
+        self.page, self.origin, self.label, self.faults = page, origin, label, faults
+        self.where = ""
+        host = urlparse(origin).netloc
+        page.on("console", lambda m: self.fault(f"console {m.text[:160]}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.fault(f"script error {e}"))
+        page.on(
+            "request",
+            lambda r: (
+                self.fault(f"request to {r.url[:80]}") if urlparse(r.url).netloc not in (host, "") else None
+            ),
+        )
+        page.on(
+            "response",
+            lambda r: self.fault(f"{r.status} {r.url[len(origin) :][:80]}") if r.status >= 400 else None,
+        )
 
-def _log_in(page: Page, origin: str, username: str) -> None:
-    page.goto(f"{origin}/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{origin}/hits/")
+    def fault(self, text: str) -> None:
+        self.faults.append(f"{self.where}: {text}")
 
+    def log_in(self, username: str) -> None:
+        self.page.goto(f"{self.origin}/")
+        self.page.fill("#id_username", username)
+        self.page.fill("#id_password", PASSWORD)
+        self.page.click("input[type=submit]")
+        self.page.wait_for_url(f"{self.origin}/hits/")
 
-def _shot(page: Page, name: str) -> None:
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    def shot(self, name: str) -> None:
+        self.page.screenshot(path=str(SHOTS / f"{self.label}-{name}.png"), full_page=True)
 
+    def pages(self, paths: list[str]) -> None:
+        page = self.page
+        for path in paths:
+            self.where = f"{self.label} {path}"
+            page.goto(f"{self.origin}{path}", wait_until="load")
+            if "#" in path and path.split("#", 1)[1]:
+                page.locator("#floor-map .machine", has_text=path.split("#", 1)[1]).first.click()
+                page.wait_for_selector("#panel-asset")
+            if path == "/signs/":
+                page.wait_for_timeout(1_500)  # the previews load lazily
+            page.wait_for_timeout(300)
+            for fault in page.evaluate(LAYOUT_FAULTS):
+                self.fault(fault)
+            for frame in page.frames[1:]:
+                for fault in frame.evaluate(FRAME_FAULTS):
+                    self.fault(f"{frame.url[len(self.origin) :]}: {fault}")
+            self.shot(path.strip("/").split("?")[0].replace("/", "-").replace("#", "-") or "root")
+            if path == "/admin/":
+                # Every list the admin's index links to.
+                lists = page.eval_on_selector_all(
+                    "#content-main th[scope=row] a", "links => links.map(a => a.href)"
+                )
+                self.pages([url[len(self.origin) :] for url in lists])
 
-def _visit_pages(page: Page, origin: str, paths: list[str], label: str, faults: list[str], where: list[str]):
-    for path in paths:
-        where[0] = f"{label} {path}"
-        page.goto(f"{origin}{path}", wait_until="load")
-        if "#" in path and path.split("#", 1)[1]:
-            asset = path.split("#", 1)[1]
-            page.locator("#floor-map .machine", has_text=asset).first.click()
-            page.wait_for_selector("#panel-asset")
-        if path == "/signs/":
-            page.wait_for_timeout(1_500)  # the previews load lazily
-        page.wait_for_timeout(300)
-        faults += [f"{where[0]}: {fault}" for fault in page.evaluate(LAYOUT_FAULTS)]
-        for frame in page.frames[1:]:
-            faults += [
-                f"{where[0]} {frame.url[len(origin) :]}: {fault}" for fault in frame.evaluate(FRAME_FAULTS)
-            ]
-        _shot(page, f"{label}-{path.strip('/').split('?')[0].replace('/', '-').replace('#', '-') or 'root'}")
-        if path == "/admin/":
-            # Every list the admin's index links to.
-            lists = page.eval_on_selector_all(
-                "#content-main th[scope=row] a", "links => links.map(a => a.href)"
-            )
-            _visit_pages(page, origin, [url[len(origin) :] for url in lists], label, faults, where)
-
-
-def _visit_signs(page: Page, origin: str, signs: list[str], label: str, faults: list[str], where: list[str]):
-    for url in signs:
-        slug = url.split("/")[2]
-        where[0] = f"{label} sign {slug}"
-        page.goto(f"{origin}{url}")
-        try:
-            page.wait_for_selector("article.jackpot", timeout=10_000)
-        except Exception:
-            faults.append(f"{where[0]}: no card after 10 s")
-        faults += [f"{where[0]}: {fault}" for fault in page.evaluate(LAYOUT_FAULTS) if "page " in fault]
-        _shot(page, f"{label}-sign-{slug}")
+    def signs(self, signs: list[str]) -> None:
+        for url in signs:
+            slug = url.split("/")[2]
+            self.where = f"{self.label} sign {slug}"
+            self.page.goto(f"{self.origin}{url}")
+            try:
+                self.page.wait_for_selector("article.jackpot", timeout=10_000)
+            except PlaywrightTimeout:
+                self.fault("no card after 10 s")
+            for fault in self.page.evaluate(LAYOUT_FAULTS):
+                if fault.startswith("page "):
+                    self.fault(fault)
+            self.shot(f"sign-{slug}")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -219,14 +220,12 @@ def test_every_page_and_sign_in_italian_and_english():
                 context.add_cookies([{"name": "django_language", "value": language, "url": origin}])
                 page = context.new_page()
                 page.set_default_timeout(15_000)
-                where = [""]
-                _watch(page, origin, faults, where)
-                label = f"{language}-{size[0]}x{size[1]}"
+                visit = Visit(page, origin, f"{language}-{size[0]}x{size[1]}", faults)
                 if size in PAGE_SIZES:
-                    _log_in(page, origin, username)
-                    _visit_pages(page, origin, paths, label, faults, where)
+                    visit.log_in(username)
+                    visit.pages(paths)
                 if username == USERS[0][0]:  # a sign has no user: one pass over the signs is enough
-                    _visit_signs(page, origin, signs, label, faults, where)
+                    visit.signs(signs)
                 context.close()
     (SHOTS / "faults.txt").write_text("\n".join(faults) + "\n")
     assert faults == [], f"{len(faults)} faults (all in {SHOTS / 'faults.txt'}):\n" + "\n".join(faults[:60])
