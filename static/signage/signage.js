@@ -459,5 +459,22 @@
 
   window.addEventListener("resize", arrange);
   window.requestAnimationFrame(tick);
-  connect();
+  if (config.preview) {
+    // The workspace's preview: the screen's snapshot comes in the page, a WIN from the page around it.
+    onFrame({ type: "snapshot", jackpots: config.preview });
+    window.addEventListener("message", function (event) {
+      if (event.origin !== window.location.origin || !event.data || event.data.type !== "win") return;
+      // A WIN of the first level (the hero's top prize) for its current amount, as a hit frame brings it.
+      var first = levels.keys().next();
+      if (first.done) return;
+      var level = levels.get(first.value);
+      onFrame({ type: "hit", level: first.value, amount: level.target, currency: level.currency,
+                place: event.data.place || "", machine: event.data.machine || "" });
+    });
+    window.setInterval(function () {
+      if (!winTimer) window.location.reload();
+    }, config.preview_refresh_seconds * 1000);
+  } else {
+    connect();
+  }
 })();

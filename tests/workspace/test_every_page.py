@@ -180,6 +180,12 @@ class Visit:
                 page.wait_for_selector("#panel-asset")
             if path == "/signs/":
                 page.wait_for_timeout(1_500)  # the previews load lazily
+                page.locator("[data-win]").first.click()
+                win = page.frame_locator(".sign iframe").first.locator("#win")
+                try:
+                    win.wait_for(state="visible", timeout=2_000)
+                except PlaywrightTimeout:
+                    self.fault("the first preview plays no WIN")
             page.wait_for_timeout(300)
             for fault in page.evaluate(LAYOUT_FAULTS):
                 self.fault(fault)
