@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from tests.factories import (
     LevelFactory,
@@ -72,3 +72,37 @@ def test_sixty_offline_machines_are_one_alert_line():
         ("offline", 60, ["NOG-0002", "NOG-0003"], timedelta(minutes=8 - 2 / 100)),
         ("Memory reset", 1, ["NOG-0070"], timedelta(minutes=1)),
     ]
+
+
+def test_coin_in_by_hour_stops_at_the_current_hour_and_has_a_money_axis(client, manager):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from workspace.reports.charts import Bar, bar_chart
+    from workspace.reports.selectors import room_coin_in_by_hour
+
+    room = RoomFactory(number=1)
+    now = datetime(2026, 11, 26, 9, 30, tzinfo=ZoneInfo("Europe/Rome"))
+    bars = room_coin_in_by_hour(room, now.date(), now)
+    assert [bar.hour.astimezone(ZoneInfo("Europe/Rome")).hour for bar in bars] == [6, 7, 8, 9]
+    with translation.override("en"):
+        svg = bar_chart([Bar(label="06", value=150_000), Bar(label="07", value=0)], caption="Coin in by hour")
+    assert [
+        label in svg for label in (">€\xa00.00</text>", ">€\xa0750.00</text>", ">€\xa01,500.00</text>")
+    ] == [
+        True,
+        True,
+        True,
+    ]
+
+
+def test_the_level_chart_starts_with_the_level_and_ends_now(two_venues):
+    from jackpots.models import LedgerEntry, Level
+    from workspace.progressives.selectors import level_chart_span
+
+    level = Level.objects.get(progressive=two_venues["Diamond Vault"])
+    now = timezone.now()
+    first = LedgerEntry.objects.filter(level=level).order_by("at").values_list("at", flat=True).first()
+    start, end = level_chart_span(level, now - timedelta(days=3), now + timedelta(hours=5), now)
+    assert end == now
+    assert start == (first if first and first > now - timedelta(days=3) else now - timedelta(days=3))

@@ -72,6 +72,18 @@ class LevelRow:
         return level.current_mc + level.reserve_mc + level.overflow_mc + self.unpaid_cents * MC_PER_CENT
 
 
+def level_chart_span(
+    level: Level, start: datetime, end: datetime, now: datetime
+) -> tuple[datetime, datetime]:
+    """The part of start..end a level's chart draws: not before the level's first ledger row (before it the
+    level did not exist, and a line at €0 would say it stood at nothing) and not past ``now``."""
+    first = LedgerEntry.objects.filter(level=level).order_by("at").values_list("at", flat=True).first()
+    end = min(end, now)
+    if first is not None and start < first < end:
+        start = first
+    return start, max(start, end)
+
+
 def levels_overview(now: datetime, days: int, venue: Venue | None = None) -> list[LevelRow]:
     """Every level of the progressives played at ``venue`` (all without one), by progressive and position,
     with its frequency over the last ``days`` days."""

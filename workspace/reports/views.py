@@ -7,14 +7,14 @@ import csv
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
-from django.utils import formats
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from common.days import business_days_bounds
 from common.money import cents_eur_grouped, mc_eur_grouped
 from floor.access import VIEW_REPORTS, staff_page
 from workspace.progressives.chart import PLOT_WIDTH, level_chart
-from workspace.progressives.selectors import level_series
+from workspace.progressives.selectors import level_chart_span, level_series
 from workspace.reports.changes import change_lines
 from workspace.reports.charts import HBAR_TOP_N, Bar, bar_chart, bars_top, hbar_chart
 from workspace.reports.forms import GameReportForm, LevelHistoryForm, RoomHoursForm
@@ -130,7 +130,7 @@ def room_hours_view(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         machine_hour_stats_refresh_if_stale()
         room, day = form.cleaned_data["room"], form.cleaned_data["day"]
-        bars = room_coin_in_by_hour(room, day)
+        bars = room_coin_in_by_hour(room, day, timezone.now())
         local = room.venue.time_zone
         if request.GET.get("format") == "csv":
             return _csv_response(
@@ -219,10 +219,11 @@ def level_history_view(request: HttpRequest) -> HttpResponse:
             )
         # The chart sums the rows per pixel column in the database (every row counts; a day of one-second
         # batches is 86,400 rows); the CSV above lists them one by one.
+        drawn_from, drawn_to = level_chart_span(history.level, start, end, timezone.now())
         chart = level_chart(
-            level_series(history.level, start, end, PLOT_WIDTH),
-            start,
-            end,
+            level_series(history.level, drawn_from, drawn_to, PLOT_WIDTH),
+            drawn_from,
+            drawn_to,
             zone=zone,
             caption=_("%(level)s: amount over time, hits marked") % {"level": history.level},
         )
