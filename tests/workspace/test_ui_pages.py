@@ -106,3 +106,32 @@ def test_the_level_chart_starts_with_the_level_and_ends_now(two_venues):
     start, end = level_chart_span(level, now - timedelta(days=3), now + timedelta(hours=5), now)
     assert end == now
     assert start == (first if first and first > now - timedelta(days=3) else now - timedelta(days=3))
+
+
+def test_the_inventory_lists_the_venues_machines_filtered_and_sorted(client, manager):
+    import re
+
+    from tests.factories import BankFactory
+
+    one = RoomFactory(number=1, name="Sala Uno", venue=VenueFactory(code="NOG"))
+    two = RoomFactory(number=2, name="Sala Due", venue=one.venue)
+    elsewhere = RoomFactory(number=1, venue=VenueFactory(code="VEN"))
+    vault = BankFactory(room=one, code="B1", name="Diamond Vault")
+    SlotMachineFactory(asset_number="NOG-0003", room=one, bank=vault, game_title="Grease")
+    SlotMachineFactory(asset_number="NOG-0001", room=one, game_title="Wolf Run", status="out_of_service")
+    SlotMachineFactory(asset_number="NOG-0002", room=two, game_title="Aladdin")
+    SlotMachineFactory(asset_number="VEN-0001", room=elsewhere)
+    client.force_login(manager)
+    client.get("/venue/?venue=NOG&next=/floor/inventory/")
+
+    def listed(query: str) -> list[str]:
+        page = client.get(f"/floor/inventory/{query}").content.decode()
+        return re.findall(r'<tr><td><a href="[^"]+">([A-Z]+-\d+)</a>', page)
+
+    assert listed("") == ["NOG-0001", "NOG-0002", "NOG-0003"]
+    assert listed("?sort=-asset") == ["NOG-0003", "NOG-0002", "NOG-0001"]
+    assert listed("?sort=game") == ["NOG-0002", "NOG-0003", "NOG-0001"]
+    assert listed("?room=1") == ["NOG-0001", "NOG-0003"]
+    assert listed(f"?bank={vault.pk}") == ["NOG-0003"]
+    assert listed("?status=out_of_service") == ["NOG-0001"]
+    assert listed("?room=nine&sort=nonsense") == ["NOG-0001", "NOG-0002", "NOG-0003"]

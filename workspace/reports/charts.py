@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.utils.html import format_html
-from django.utils.text import Truncator
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import Truncator
 
 from common.money import cents_money
 
