@@ -63,3 +63,32 @@ def test_the_day_close_opens_on_the_last_business_day_with_activity():
         [game_event(machine, 3, datetime(2026, 11, 26, 7, 0, tzinfo=ROME), 1, 0)]
     )
     assert dayclose_day_default(venue, date(2026, 11, 26)) == date(2026, 11, 20)
+
+
+def test_the_day_close_pdf_is_bilingual_and_compact():
+    import io
+
+    from fpdf import FPDF
+    from pypdf import PdfReader
+
+    from workspace.dayclose.export import _WIDTHS, dayclose_pdf
+    from workspace.dayclose.selectors import Line
+
+    room = RoomFactory()
+    flagged = ["coin_in", "coin_out", "handpay"]
+    # 300 machines: 60 played (every third of them flagged on all three meters), 240 idle.
+    lines = [
+        Line(f"NOG-{n:04d}", 152_341 * (n <= 60), 150_000 * (n <= 60), 90_000 * (n <= 60), 90_000 * (n <= 60),
+             0, 0, flagged if n <= 60 and n % 3 == 0 else [])
+        for n in range(1, 301)
+    ]  # fmt: skip
+    reader = PdfReader(io.BytesIO(dayclose_pdf(room.venue, date(2026, 11, 20), lines, None, 500)))
+    assert len(reader.pages) == 2  # 9 before: every idle machine had its row
+    text = "".join(page.extract_text() for page in reader.pages)
+    assert "Macchina" in text and "Machine" in text and "Segnalati" in text and "Flagged" in text
+    assert "NOG-0060" in text and "NOG-0061" not in text
+    assert "Machines without activity, not listed: 240" in text
+    # The flagged meters' names fit their column at the size they are printed.
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=6.5)
+    assert pdf.get_string_width(" ".join(flagged)) < _WIDTHS[-1] - 2
