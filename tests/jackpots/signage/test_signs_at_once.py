@@ -9,6 +9,8 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import websockets
@@ -57,6 +59,15 @@ async def _first_snapshot(url: str, slug: str, token: str) -> float:
                 return time.monotonic() - started
 
 
+@contextmanager
+def _server(layer: str) -> Iterator[str]:
+    """uvicorn on the embedded default (no Redis: the in-memory channel layer) or on Redis."""
+    if layer == "redis" and not os.environ.get("REDIS_URL"):
+        pytest.skip("REDIS_URL is not set")
+    with asgi_server(**({"REDIS_URL": None} if layer == "embedded" else {})) as http:
+        yield http
+
+
 async def _open_at_once(url: str, screens: list[tuple[str, str]]) -> list[float]:
     return await asyncio.gather(*(_first_snapshot(url, slug, token) for slug, token in screens))
 
@@ -64,11 +75,8 @@ async def _open_at_once(url: str, screens: list[tuple[str, str]]) -> list[float]
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("layer", ["embedded", "redis"])
 def test_signs_opened_at_once_each_draw_their_snapshot_within_2_s(layer):
-    if layer == "redis" and not os.environ.get("REDIS_URL"):
-        pytest.skip("REDIS_URL is not set")
     screens = _screens(50)
-    changes = {"REDIS_URL": None} if layer == "embedded" else {}
-    with asgi_server(**changes) as http:
+    with _server(layer) as http:
         url = http.replace("http://", "ws://")
         asyncio.run(_open_at_once(url, screens[:1]))  # the server's first request warms its imports
         for count in (9, 50):
@@ -121,11 +129,8 @@ def _cards_drawn(browser, http: str, screens: list[tuple[str, str]]) -> list[dic
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("layer", ["embedded", "redis"])
 def test_nine_sign_pages_opened_at_once_in_chromium_each_get_their_snapshot_within_2_s(layer):
-    if layer == "redis" and not os.environ.get("REDIS_URL"):
-        pytest.skip("REDIS_URL is not set")
     screens = _screens(9)
-    changes = {"REDIS_URL": None} if layer == "embedded" else {}
-    with asgi_server(**changes) as http, chromium() as browser:
+    with _server(layer) as http, chromium() as browser:
         timings = _cards_drawn(browser, http, screens)
     for name in ("origin", "open", "frame", "card"):
         values = sorted(timing[name] for timing in timings)
