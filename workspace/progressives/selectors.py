@@ -93,7 +93,7 @@ def levels_overview(now: datetime, days: int, venue: Venue | None = None) -> lis
         .select_related("progressive")
         .order_by("progressive__name", "position", "id")
     )
-    standing = Hit.objects.exclude(state=Hit.State.VOIDED)
+    standing = Hit.objects.exclude(state=Hit.State.VOIDED).filter(level__in=[level.id for level in levels])
     unpaid = dict(
         standing.filter(state__in=_OPEN)
         .values("level_id")
