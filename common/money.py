@@ -29,14 +29,15 @@ def cents_eur(cents: int) -> str:
     return f"{sign}{euros}.{rest:02d}"
 
 
-def cents_eur_grouped(cents: int | None) -> str:
+def cents_eur_grouped(cents: int | None, *, group: bool = True) -> str:
     """152341 for people (pages, admin, CSV, slips), in the active language's format: "1.523,41" in
-    Italian, "1,523.41" in English. None shows as an empty string. The Decimal is built from the integer
+    Italian, "1,523.41" in English; ``group=False`` leaves the thousands out ("1523,41", for CSV cells a
+    spreadsheet reads as numbers). None shows as an empty string. The Decimal is built from the integer
     exactly (no float), and Django's formats give the separators."""
     if cents is None:
         return ""
     amount = Decimal(int(cents)).scaleb(-2)
-    return formats.number_format(amount, decimal_pos=2, use_l10n=True, force_grouping=True)
+    return formats.number_format(amount, decimal_pos=2, use_l10n=True, force_grouping=group)
 
 
 CURRENCY_SIGNS = {"EUR": "€", "CHF": "CHF", "USD": "$", "GBP": "£"}
@@ -55,6 +56,6 @@ def mc_eur(millicents: int) -> str:
     return cents_eur(mc_to_cents(millicents))
 
 
-def mc_eur_grouped(millicents: int | None) -> str:
+def mc_eur_grouped(millicents: int | None, *, group: bool = True) -> str:
     """Millicents as euros for people, rounded down to the cent; None shows as an empty string."""
-    return "" if millicents is None else cents_eur_grouped(mc_to_cents(millicents))
+    return "" if millicents is None else cents_eur_grouped(mc_to_cents(millicents), group=group)

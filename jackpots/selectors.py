@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import F, Prefetch, QuerySet
+from django.db.models import F, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from common.money import cents_eur, mc_eur
@@ -22,6 +22,17 @@ def progressives_list() -> QuerySet[Progressive]:
         "members__machine__room__venue",
         "tables__venue",
     )
+
+
+def progressives_at(venue) -> QuerySet[Progressive]:
+    """The progressives played at ``venue`` (a ``floor.Venue``; None: every one): a machine of theirs stands
+    there or a table of theirs is there. A wide-area progressive is at every venue it has members in; one
+    with no machine and no table yet is at every venue (it still owes its amount somewhere)."""
+    if venue is None:
+        return Progressive.objects.all()
+    placed = Q(members__machine__room__venue=venue) | Q(tables__venue=venue)
+    unplaced = Q(members__isnull=True, tables__isnull=True)
+    return Progressive.objects.filter(placed | unplaced).distinct()
 
 
 def level_last_hit(level: Level) -> Hit | None:

@@ -33,3 +33,6 @@ class WorkspaceConfig(AppConfig):
         admin.site.site_title = "Progressivo"
         admin.site.index_title = gettext_lazy("Configuration")
         admin.site.site_url = "/"
+        # The application list beside every page left a list 791 px of a 1440 px window: the index and
+        # the breadcrumbs lead between the models.
+        admin.site.enable_nav_sidebar = False

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET
 
+from floor.models import SignageScreen
 from jackpots.signage.selectors import screen_authenticate
 
 
@@ -29,21 +30,35 @@ def sign_strings() -> dict[str, str]:
     }
 
 
+def sign_title(screen: SignageScreen) -> str:
+    return screen.name or (str(screen.room) if screen.room_id else screen.venue.name)
+
+
+def sign_config(screen: SignageScreen) -> dict:
+    """What the sign's script reads (its ``sign-config``), but the socket: in the screen's language, which
+    must be active."""
+    return {
+        "heartbeat_seconds": float(settings.SIGNAGE_HEARTBEAT_SECONDS),
+        "max_updates_per_second": float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND),
+        "attract_seconds": settings.SIGNAGE_ATTRACT_SECONDS,
+        "locale": screen.language,
+        # The clock shows the venue's wall time, not the time zone the display PC was set up in.
+        "time_zone": screen.venue.time_zone,
+        "strings": sign_strings(),
+    }
+
+
 @require_GET
 def signage_screen(request: HttpRequest, screen: str) -> HttpResponse:
     found = screen_authenticate(screen, request.GET.get("token", ""))
     if found is None:
         return render(request, "signage/refused.html", status=401)
-    title = found.name or (str(found.room) if found.room_id else found.venue.name)
+    title = sign_title(found)
     with translation.override(found.language):
         config = {
+            **sign_config(found),
             "socket_path": f"/ws/signage/{found.slug}/",
             "token": request.GET["token"],
-            "heartbeat_seconds": float(settings.SIGNAGE_HEARTBEAT_SECONDS),
-            "max_updates_per_second": float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND),
-            "attract_seconds": settings.SIGNAGE_ATTRACT_SECONDS,
-            "locale": found.language,
-            "strings": sign_strings(),
         }
         response = render(
             request,

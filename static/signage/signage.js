@@ -66,6 +66,11 @@
     return number + " " + (symbol || currency);
   }
 
+  // The venue's wall clock (config.time_zone), whatever zone the display PC was installed with.
+  var clockFormat = new Intl.DateTimeFormat("en-GB", {
+    hour: "2-digit", minute: "2-digit", hour12: false, timeZone: config.time_zone || undefined,
+  });
+
   function el(tag, cls, text) {
     var node = document.createElement(tag);
     if (cls) node.className = cls;
@@ -441,9 +446,7 @@
     if (socket && socket.readyState === WebSocket.OPEN && Date.now() - lastFrameAt > WATCHDOG_MS) socket.close();
     refreshLinks();
     attractCheck();
-    var clock = new Date();
-    document.getElementById("clock").textContent =
-      String(clock.getHours()).padStart(2, "0") + ":" + String(clock.getMinutes()).padStart(2, "0");
+    document.getElementById("clock").textContent = clockFormat.format(new Date());
   }, 1000);
 
   window.setInterval(function () {
@@ -456,5 +459,22 @@
 
   window.addEventListener("resize", arrange);
   window.requestAnimationFrame(tick);
-  connect();
+  if (config.preview) {
+    // The workspace's preview: the screen's snapshot comes in the page, a WIN from the page around it.
+    onFrame({ type: "snapshot", jackpots: config.preview });
+    window.addEventListener("message", function (event) {
+      if (event.origin !== window.location.origin || !event.data || event.data.type !== "win") return;
+      // A WIN of the first level (the hero's top prize) for its current amount, as a hit frame brings it.
+      var first = levels.keys().next();
+      if (first.done) return;
+      var level = levels.get(first.value);
+      onFrame({ type: "hit", level: first.value, amount: level.target, currency: level.currency,
+                place: event.data.place || "", machine: event.data.machine || "" });
+    });
+    window.setInterval(function () {
+      if (!winTimer) window.location.reload();
+    }, config.preview_refresh_seconds * 1000);
+  } else {
+    connect();
+  }
 })();

@@ -120,8 +120,9 @@ def test_report_page_shows_the_expected_totals(live_server):
 
 
 @contextmanager
-def asgi_server() -> Iterator[str]:
-    """uvicorn serving the project against the test database (committed data only)."""
+def asgi_server(**env_changes: str | None) -> Iterator[str]:
+    """uvicorn serving the project against the test database (committed data only); ``env_changes`` set
+    variables of its environment, None removes one (``REDIS_URL=None``: the embedded default)."""
     db = connection.settings_dict
     port = free_port()
     env = {
@@ -131,6 +132,11 @@ def asgi_server() -> Iterator[str]:
         "CELERY_TASK_ALWAYS_EAGER": "1",
         "PYTHONUNBUFFERED": "1",
     }
+    for name, value in env_changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     ARTIFACTS.mkdir(exist_ok=True)
     log = open(ARTIFACTS / f"uvicorn-floor-{port}.log", "wb")  # noqa: SIM115 - closed below
     server = subprocess.Popen(

@@ -203,4 +203,4 @@ def test_games_chart_keeps_the_top_and_sums_the_rest():
     assert sum(bar.value for bar in top) == sum(bar.value for bar in bars)
     svg = str(hbar_chart(top, "Coin in"))
     assert svg.count("<rect") == 20
-    assert ">€ 55.00</text>" in svg and ">Others (36)</text>" in svg
+    assert ">€\xa055.00</text>" in svg and ">Others (36)</text>" in svg

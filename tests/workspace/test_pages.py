@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -79,7 +80,15 @@ def test_each_sign_of_the_venue_with_its_state_and_a_live_preview(client, manage
     preview = client.get("/signs/nog-1/preview/")
     assert preview["X-Frame-Options"] == "SAMEORIGIN"
     html = preview.content.decode()
-    assert "<span>Grand</span><b>€ 1234.56</b>" in html
+    # The sign itself (its script and stylesheet), fed the snapshot its screen would get.
+    assert 'src="/static/signage/signage.js"' in html
+    config = json.loads(
+        html.split('<script id="sign-config" type="application/json">')[1].split("</script>")[0]
+    )
+    assert [(level["name"], level["amount_eur"]) for level in config["preview"][0]["levels"]] == [
+        ("Grand", "1234.56")
+    ]
+    assert "token" not in config and config["time_zone"] == "Europe/Rome"
     assert Level.objects.count() == 1
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
 from django.utils import timezone
@@ -47,7 +48,7 @@ def test_hit_frequency_matches_independent_sums(grand, manager):
     amounts = [hit.amount_cents for hit in inside]
     gaps = [2 * HOUR, 3 * HOUR, 1 * HOUR]
     assert row.frequency.hits == 4
-    assert row.frequency.per_day == "0.57"  # 4 / 7
+    assert row.frequency.per_day == Decimal("0.57")  # 4 / 7
     assert row.frequency.mean_gap == sum(gaps, timedelta()) / 3
     assert row.frequency.longest_gap == max(gaps)
     assert row.frequency.total_cents == sum(amounts)
@@ -85,7 +86,7 @@ def test_the_chart_draws_every_ledger_row_and_every_hit(client, grand, manager):
     assert f"{rows} changes drawn" in page
     svg = page[page.index("<svg") : page.index("</svg>")]
     assert svg.count('class="hit"') == 2
-    assert "€ 0.00" in svg and re.search(r">\d\d:\d\d</text>", svg)
+    assert "€\xa00.00" in svg and re.search(r">\d\d:\d\d</text>", svg)
     assert "Europe/Rome" in svg
 
 

@@ -59,20 +59,30 @@ def _signature(closed: DayClose | None) -> str:
     return f"Firmato da / Signed off by {who}, {closed.signed_at:%d/%m/%Y %H:%M} UTC"
 
 
-_WIDTHS = (28, 26, 26, 22, 26, 26, 22, 24, 24, 22, 30)
+# Millimetres, 277 in all (A4 landscape inside its margins); the flagged meters' names fit their column.
+_WIDTHS = (28, 26, 26, 20, 26, 26, 20, 24, 24, 20, 37)
+# Each heading in Italian over English: the day close is filed in Italy and read by auditors of both.
 _TITLES = (
-    "Machine",
-    "Coin in",
-    "Wagers",
-    "Diff.",
-    "Coin out",
-    "Wins",
-    "Diff.",
-    "Handpay",
-    "Hits",
-    "Diff.",
-    "Flagged",
+    ("Macchina", "Machine"),
+    ("Incasso", "Coin in"),
+    ("Puntate", "Wagers"),
+    ("Diff.", "Diff."),
+    ("Pagato", "Coin out"),
+    ("Vincite", "Wins"),
+    ("Diff.", "Diff."),
+    ("Pag. a mano", "Handpay"),
+    ("Jackpot", "Hits"),
+    ("Diff.", "Diff."),
+    ("Segnalati", "Flagged"),
 )
+_ROW_MM = 4.2
+
+
+def _idle(line: Line) -> bool:
+    """Nothing metered, played or hit, nothing flagged: a line the PDF counts instead of printing."""
+    return not line.flagged and not any(
+        (getattr(line, f"{meter}_meter"), getattr(line, other)) != (0, 0) for meter, other in CHECKS
+    )
 
 
 def _pdf_cells(line: Line) -> list[str]:
@@ -84,6 +94,15 @@ def _pdf_cells(line: Line) -> list[str]:
             cents_eur_grouped(line.difference(meter)),
         ]
     return [*cells, " ".join(line.flagged)]
+
+
+def _pdf_headings(pdf: FPDF) -> None:
+    """The table's two heading rows, Italian then English, on every page."""
+    for row, style in ((0, "B"), (1, "I")):
+        pdf.set_font("helvetica", style, 7.5)
+        for width, titles in zip(_WIDTHS, _TITLES, strict=True):
+            pdf.cell(width, _ROW_MM, titles[row], border="LR" + ("T" if row == 0 else "B"))
+        pdf.ln()
 
 
 def dayclose_pdf(
@@ -99,17 +118,21 @@ def dayclose_pdf(
     pdf.set_font("helvetica", size=9)
     subtitle = f"Tolleranza / Tolerance: € {cents_eur_grouped(tolerance)}. {_signature(closed)}"
     pdf.cell(0, 6, subtitle, new_x="LMARGIN", new_y="NEXT")
-    pdf.set_font("helvetica", "B", 8)
-    for width, heading in zip(_WIDTHS, _TITLES, strict=True):
-        pdf.cell(width, 6, heading, border=1)
-    pdf.ln()
-    pdf.set_font("helvetica", size=8)
-    for line in lines:
+    _pdf_headings(pdf)
+    active = [line for line in lines if not _idle(line)]
+    for line in active:
+        if pdf.will_page_break(_ROW_MM):
+            pdf.add_page()
+            _pdf_headings(pdf)
         cells = _pdf_cells(line)
         for index, (width, text) in enumerate(zip(_WIDTHS, cells, strict=True)):
-            pdf.cell(width, 5, text, border=1, align="R" if 0 < index < len(cells) - 1 else "L")
+            last = index == len(cells) - 1
+            pdf.set_font("helvetica", size=6.5 if last else 7.5)
+            pdf.cell(width, _ROW_MM, text, border=1, align="L" if index == 0 or last else "R")
         pdf.ln()
     pdf.set_font("helvetica", "B", 8)
     flagged = f"Macchine segnalate / Machines flagged: {lines_total(lines).flagged}"
-    pdf.cell(0, 7, flagged, new_x="LMARGIN", new_y="NEXT")
+    pdf.cell(0, 6, flagged, new_x="LMARGIN", new_y="NEXT")
+    idle = len(lines) - len(active)
+    pdf.cell(0, 6, f"Macchine senza attività, non elencate / Machines without activity, not listed: {idle}")
     return bytes(pdf.output())

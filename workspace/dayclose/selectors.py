@@ -9,11 +9,11 @@ so a game just before the close can land in the next day's meters: the tolerance
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from django.db.models import Min, Sum
 
-from common.days import business_date_of, business_days_bounds
+from common.days import business_date_of, business_day_start, business_days_bounds
 from floor.models import Venue
 from jackpots.models import Hit
 from slots.models import MachineEvent, MeterDelta, SlotMachine
@@ -52,6 +52,23 @@ class Line:
 def _sums(queryset, key: str, **sums) -> dict[int, dict[str, int]]:
     rows = queryset.values(key).annotate(**{name: Sum(field) for name, field in sums.items()}).order_by()
     return {row[key]: {name: row[name] or 0 for name in sums} for row in rows}
+
+
+def dayclose_day_default(venue: Venue, today: date) -> date:
+    """The day close opens on the last business day before ``today`` with a game or a meter reading at
+    the venue (a new floor, or one closed for a few days, would open on a day of empty lines); yesterday
+    when nothing was ever played."""
+    before = business_day_start(today, venue.time_zone)
+    # Meter readings are machine events too: the latest event of any type is the latest activity.
+    latest = (
+        MachineEvent.objects.filter(machine__room__venue=venue, at__lt=before)
+        .order_by("-at")
+        .values_list("at", flat=True)
+        .first()
+    )
+    if latest is None:
+        return today - timedelta(days=1)
+    return business_date_of(latest, venue.time_zone)
 
 
 def day_reconcile(venue: Venue, day: date, tolerance_cents: int) -> list[Line]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from django import forms
 from django.conf import settings
@@ -10,16 +10,17 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from common.days import BusinessDayField, business_date_of
+from common.forms import IsoDateInput
 from floor.access import VIEW_REPORTS
 from floor.models import Venue
 from workspace.access import workspace_page
 from workspace.dayclose.export import dayclose_csv, dayclose_pdf
-from workspace.dayclose.selectors import lines_total
+from workspace.dayclose.selectors import dayclose_day_default, lines_total
 from workspace.dayclose.services import DayCloseRefused, dayclose_lines, dayclose_sign
 from workspace.shell import venue_current
 
@@ -30,7 +31,7 @@ NOTE_MAX_CHARS = 500
 
 
 class DayForm(forms.Form):
-    day = BusinessDayField(label=gettext_lazy("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
+    day = BusinessDayField(label=gettext_lazy("Business day"), widget=IsoDateInput())
 
 
 class SignOffForm(forms.Form):
@@ -39,9 +40,9 @@ class SignOffForm(forms.Form):
 
 
 def _day(request: HttpRequest, venue: Venue) -> tuple[date, str | None]:
-    """The day asked for, else the last business day that has closed; and why the one asked for cannot
-    be shown, if it cannot."""
-    fallback = business_date_of(timezone.now(), venue.time_zone) - timedelta(days=1)
+    """The day asked for, else the last closed business day the venue played; and why the one asked for
+    cannot be shown, if it cannot."""
+    fallback = dayclose_day_default(venue, business_date_of(timezone.now(), venue.time_zone))
     if not request.GET.get("day"):
         return fallback, None
     form = DayForm(request.GET)
@@ -89,7 +90,8 @@ def dayclose_view(request: HttpRequest) -> HttpResponse:
         messages.error(request, refused)
     lines, closed = dayclose_lines(venue, day)
     context = {
-        "title": _("Day close: %(venue)s, %(day)s") % {"venue": venue.name, "day": day.strftime("%d/%m/%Y")},
+        "title": _("Day close: %(venue)s, %(day)s")
+        % {"venue": venue.name, "day": formats.date_format(day, "SHORT_DATE_FORMAT")},
         "venue": venue,
         "day": day,
         "form": DayForm(initial={"day": day}),

@@ -10,7 +10,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from floor.access import IMPORT_INVENTORY, staff_page
+from floor.models import Bank, Room
+from slots.models import SlotMachine
+from workspace.inventory.selectors import inventory_filter_read, inventory_machines
 from workspace.inventory.services import InventoryFileError, inventory_export, inventory_import
+from workspace.shell import venue_current
 
 # 1,000 rows (MAX_ROWS) of an exported inventory are about 120 KiB.
 MAX_UPLOAD_BYTES = 512 * 1024
@@ -44,5 +48,31 @@ def inventory_view(request: HttpRequest) -> HttpResponse:
             status = 400
     if form.errors:
         status = 400
-    context = {"title": _("Machine inventory"), "form": form, "report": report}
+    context = {"title": _("Machine inventory"), "form": form, "report": report, **_machine_list(request)}
     return render(request, "workspace/inventory.html", context, status=status)
+
+
+def _machine_list(request: HttpRequest) -> dict:
+    """The venue's machines as the page lists them, with the filter's choices."""
+    venue = venue_current(request)
+    if venue is None:
+        return {"machines": None}
+    chosen = inventory_filter_read(venue, request.GET)
+    return {
+        "machines": inventory_machines(venue, chosen),
+        "chosen": chosen,
+        "rooms": Room.objects.filter(venue=venue).order_by("number"),
+        "banks": Bank.objects.filter(room__venue=venue)
+        .select_related("room")
+        .order_by("room__number", "code"),
+        "statuses": SlotMachine.Status.choices,
+        "sort_columns": [
+            ("asset", _("Machine")),
+            ("room", _("Room")),
+            ("bank", _("Bank")),
+            ("game", _("Game")),
+            ("manufacturer", _("Manufacturer")),
+            ("denomination", _("Denomination")),
+            ("status", _("Status")),
+        ],
+    }

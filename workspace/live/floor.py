@@ -41,12 +41,52 @@ class FloorAlert:
 
 
 @dataclass
+class AlertLine:
+    """Alerts of one kind on the map's side: one machine, or several (a silent room's 60 offline machines
+    are one line with a count, their assets in the line's title), aged from the oldest."""
+
+    label: str
+    assets: list[str]
+    age: timedelta | None
+
+    @property
+    def count(self) -> int:
+        return len(self.assets)
+
+
+# More machines than this with one alert kind share a line.
+ALERT_LINE_MACHINES = 3
+
+
+def alert_lines(alerts: list[FloorAlert]) -> list[AlertLine]:
+    """``alerts`` (oldest first) as the side lists them: a kind of alert on more than
+    ``ALERT_LINE_MACHINES`` machines is one line where its oldest was, the others one line each."""
+    by_label: dict[str, list[FloorAlert]] = {}
+    for alert in alerts:
+        by_label.setdefault(alert.label, []).append(alert)
+    lines, placed = [], set()
+    for alert in alerts:
+        same = by_label[alert.label]
+        if len(same) <= ALERT_LINE_MACHINES:
+            lines.append(AlertLine(alert.label, [alert.asset], alert.age))
+        elif alert.label not in placed:
+            placed.add(alert.label)
+            ages = [other.age for other in same if other.age is not None]
+            lines.append(AlertLine(alert.label, [other.asset for other in same], max(ages, default=None)))
+    return lines
+
+
+@dataclass
 class RoomFloor:
     room: Room
     tiles: list[dict]
     banks: list[BankFrame]
     counts: list[tuple[str, str, int]]
     alerts: list[FloorAlert] = field(default_factory=list)
+
+    @property
+    def alert_lines(self) -> list[AlertLine]:
+        return alert_lines(self.alerts)
 
 
 def bank_frames(room: Room, tiles: list[dict]) -> list[BankFrame]:

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from common.money import mc_eur_grouped
+from common.money import cents_money, mc_to_cents
 from workspace.progressives.selectors import Series
 
 WIDTH, HEIGHT = 1200, 360
@@ -70,7 +70,9 @@ def _euro_axis(ticks: list[int], y_of) -> list[str]:
     for tick in ticks:
         y = y_of(tick)
         parts.append(f'<line class="gridline" x1="{LEFT}" y1="{y}" x2="{right}" y2="{y}"/>')
-        parts.append(f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end">€ {mc_eur_grouped(tick)}</text>')
+        parts.append(
+            f'<text x="{LEFT - 8}" y="{y + 4}" text-anchor="end">{cents_money(mc_to_cents(tick))}</text>'
+        )
     return parts
 
 
@@ -119,7 +121,7 @@ def level_chart(series: Series, start: datetime, end: datetime, *, zone: str, ca
         when = at.astimezone(tz).strftime("%d/%m %H:%M:%S")
         parts.append(
             f'<circle class="hit" cx="{x_of(at)}" cy="{y_of(before_mc)}" r="5">'
-            f"<title>{when}: € {mc_eur_grouped(before_mc)}</title></circle>"
+            f"<title>{when}: {cents_money(mc_to_cents(before_mc))}</title></circle>"
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # every value above is a number, a fixed word or escaped

@@ -7,11 +7,14 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from django.db import connection
 from django.db.models import Sum
 
+from floor.models import Venue
 from jackpots.models import Hit, LedgerEntry, Level
+from jackpots.selectors import progressives_at
 
 MC_PER_CENT = 1000
 _OPEN = (Hit.State.HIT, Hit.State.VERIFIED)
@@ -31,9 +34,9 @@ class Frequency:
         return self.hits * 100 // self.days
 
     @property
-    def per_day(self) -> str:
-        whole, rest = divmod(self.per_day_hundredths, 100)
-        return f"{whole}.{rest:02d}"
+    def per_day(self) -> Decimal:
+        """Exact, two places; a template shows it in the reader's language ("0,57" in Italian)."""
+        return Decimal(self.per_day_hundredths).scaleb(-2)
 
     @property
     def average_cents(self) -> int | None:
@@ -69,11 +72,28 @@ class LevelRow:
         return level.current_mc + level.reserve_mc + level.overflow_mc + self.unpaid_cents * MC_PER_CENT
 
 
-def levels_overview(now: datetime, days: int) -> list[LevelRow]:
-    """Every level, by progressive and position, with its frequency over the last ``days`` days."""
+def level_chart_span(
+    level: Level, start: datetime, end: datetime, now: datetime
+) -> tuple[datetime, datetime]:
+    """The part of start..end a level's chart draws: not before the level's first ledger row (before it the
+    level did not exist, and a line at €0 would say it stood at nothing) and not past ``now``."""
+    first = LedgerEntry.objects.filter(level=level).order_by("at").values_list("at", flat=True).first()
+    end = min(end, now)
+    if first is not None and start < first < end:
+        start = first
+    return start, max(start, end)
+
+
+def levels_overview(now: datetime, days: int, venue: Venue | None = None) -> list[LevelRow]:
+    """Every level of the progressives played at ``venue`` (all without one), by progressive and position,
+    with its frequency over the last ``days`` days."""
     start = now - timedelta(days=days)
-    levels = list(Level.objects.select_related("progressive").order_by("progressive__name", "position", "id"))
-    standing = Hit.objects.exclude(state=Hit.State.VOIDED)
+    levels = list(
+        Level.objects.filter(progressive__in=progressives_at(venue).values("id"))
+        .select_related("progressive")
+        .order_by("progressive__name", "position", "id")
+    )
+    standing = Hit.objects.exclude(state=Hit.State.VOIDED).filter(level__in=[level.id for level in levels])
     unpaid = dict(
         standing.filter(state__in=_OPEN)
         .values("level_id")

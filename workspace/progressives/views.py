@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from jackpots.models import Hit, Level
 from workspace.access import workspace_page
 from workspace.progressives.chart import PLOT_WIDTH, level_chart
-from workspace.progressives.selectors import level_series, levels_overview
+from workspace.progressives.selectors import level_chart_span, level_series, levels_overview
 from workspace.shell import venue_current
 
 _DAYS = (7, 30, 90, 365)
@@ -31,7 +31,7 @@ def progressives_view(request: HttpRequest) -> HttpResponse:
     days = _choice(request, "days", _DAYS, 30)
     context = {
         "title": _("Progressives"),
-        "rows": levels_overview(now, days),
+        "rows": levels_overview(now, days, venue_current(request)),
         "days": days,
         "day_choices": _DAYS,
         "now": now,
@@ -45,8 +45,8 @@ def level_view(request: HttpRequest, pk: int) -> HttpResponse:
     venue = venue_current(request)
     zone = venue.time_zone if venue else "Europe/Rome"
     hours = _choice(request, "hours", _HOURS, 24)
-    end = timezone.now()
-    start = end - timedelta(hours=hours)
+    now = timezone.now()
+    start, end = level_chart_span(level, now - timedelta(hours=hours), now, now)
     series = level_series(level, start, end, PLOT_WIDTH)
     caption = _("%(level)s: amount over the last %(hours)s hours") % {"level": level, "hours": hours}
     context = {

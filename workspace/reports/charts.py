@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import Truncator
 
-from common.money import cents_eur_grouped
+from common.money import cents_money
 
 WIDTH, HEIGHT, PAD_LEFT, PAD_BOTTOM, PAD_TOP = 760, 240, 80, 28, 12
 
@@ -22,6 +23,37 @@ class Bar:
 
 def _scale(top: int) -> int:
     return max(top, 1)
+
+
+def _money_axis(top: int, plot_h: int) -> list[SafeString]:
+    """The amount axis of ``bar_chart``: a line, and 0, half and the top (cents) each with its grid line,
+    in the reader's language with the currency."""
+    parts = [
+        format_html(
+            '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#888"/>',
+            PAD_LEFT,
+            PAD_TOP,
+            PAD_LEFT,
+            PAD_TOP + plot_h,
+        ),
+        format_html(
+            '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#888"/>',
+            PAD_LEFT,
+            PAD_TOP + plot_h,
+            WIDTH - 8,
+            PAD_TOP + plot_h,
+        ),
+    ]
+    for value in (0, top // 2, top):
+        y = PAD_TOP + plot_h - value * plot_h // _scale(top)
+        parts.append(
+            format_html(
+                '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#e6e0da"/>'
+                '<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text>',
+                PAD_LEFT, y, WIDTH - 8, y, PAD_LEFT - 6, y + 4, cents_money(value),
+            )
+        )  # fmt: skip
+    return parts
 
 
 def bar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
@@ -39,19 +71,7 @@ def bar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
             WIDTH,
             HEIGHT,
         ),
-        format_html(
-            '<text x="{}" y="{}" font-size="11" text-anchor="end">{}</text>',
-            PAD_LEFT - 6,
-            PAD_TOP + 8,
-            cents_eur_grouped(top if bars else 0),
-        ),
-        format_html(
-            '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#888"/>',
-            PAD_LEFT,
-            PAD_TOP + plot_h,
-            WIDTH - 8,
-            PAD_TOP + plot_h,
-        ),
+        *_money_axis(top if bars else 0, plot_h),
     ]
     for index, bar in enumerate(bars):
         height = bar.value * plot_h // top
@@ -64,7 +84,7 @@ def bar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
                 PAD_TOP + plot_h - height,
                 max(step - 2, 1),
                 height,
-                bar.title or f"{bar.label}: {cents_eur_grouped(bar.value)}",
+                bar.title or f"{bar.label}: {cents_money(bar.value)}",
                 x + step // 2,
                 HEIGHT - 10,
                 bar.label,
@@ -111,18 +131,18 @@ def hbar_chart(bars: Sequence[Bar], caption: str) -> SafeString:
             format_html(
                 '<text x="{}" y="{}" text-anchor="end">{}</text>'
                 '<rect x="{}" y="{}" width="{}" height="{}" fill="#5b1426"><title>{}</title></rect>'
-                '<text x="{}" y="{}">€ {}</text>',
+                '<text x="{}" y="{}">{}</text>',
                 HBAR_LABEL - 8,
                 y + 15,
-                bar.label[:32],
+                Truncator(bar.label).chars(30),  # ends in "…" inside the label column
                 HBAR_LABEL,
                 y + 3,
                 width,
                 HBAR_ROW - 6,
-                bar.title or f"{bar.label}: € {cents_eur_grouped(bar.value)}",
+                bar.title or f"{bar.label}: {cents_money(bar.value)}",
                 HBAR_LABEL + width + 6,
                 y + 15,
-                cents_eur_grouped(bar.value),
+                cents_money(bar.value),
             )
         )
     parts.append(mark_safe("</svg>"))

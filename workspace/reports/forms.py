@@ -5,6 +5,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from common.days import BusinessDayField, business_date_of
+from common.forms import IsoDateInput
 from floor.models import Room, Venue
 from jackpots.models import Level
 from workspace.reports.selectors import GROUP_LABELS
@@ -22,8 +23,8 @@ class BusinessDaysForm(forms.Form):
     """A range of business days, first..last inclusive, at most ``max_days`` long."""
 
     max_days = MAX_DAYS
-    first = BusinessDayField(label=_("From business day"), widget=forms.DateInput(attrs={"type": "date"}))
-    last = BusinessDayField(label=_("To business day"), widget=forms.DateInput(attrs={"type": "date"}))
+    first = BusinessDayField(label=_("From business day"), widget=IsoDateInput())
+    last = BusinessDayField(label=_("To business day"), widget=IsoDateInput())
 
     def clean(self) -> dict:
         data = super().clean()
@@ -52,7 +53,7 @@ class GameReportForm(BusinessDaysForm):
 
 class RoomHoursForm(forms.Form):
     room = forms.ModelChoiceField(Room.objects.select_related("venue"), label=_("Room"))
-    day = BusinessDayField(label=_("Business day"), widget=forms.DateInput(attrs={"type": "date"}))
+    day = BusinessDayField(label=_("Business day"), widget=IsoDateInput())
 
     @classmethod
     def defaults(cls, venue: Venue | None) -> dict:

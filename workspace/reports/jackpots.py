@@ -8,7 +8,9 @@ from datetime import datetime
 from django.db.models import Q, Sum
 
 from common.money import MC_PER_CENT
+from floor.models import Venue
 from jackpots.models import Hit, LedgerEntry, Level, LevelChange, Progressive
+from jackpots.selectors import progressives_at
 
 
 @dataclass
@@ -44,8 +46,9 @@ class Liability:
         return totals
 
 
-def jackpot_liability() -> Liability:
-    """Current amounts, reserves, overflow and unpaid awards per progressive, summed in the database."""
+def jackpot_liability(venue: Venue | None = None) -> Liability:
+    """Current amounts, reserves, overflow and unpaid awards per progressive played at ``venue`` (every
+    progressive without one), summed in the database."""
     unpaid = Q(levels__hit_records__state__in=[Hit.State.HIT, Hit.State.VERIFIED])
     meters = {
         row["id"]: row
@@ -62,7 +65,7 @@ def jackpot_liability() -> Liability:
         .values_list("id", "unpaid")
     )
     liability = Liability()
-    for progressive in Progressive.objects.order_by("currency", "name"):
+    for progressive in progressives_at(venue).order_by("currency", "name"):
         row = meters.get(progressive.id, {})
         liability.rows.append(
             LiabilityRow(

@@ -195,8 +195,9 @@ class HourBar:
     games: int
 
 
-def room_coin_in_by_hour(room: Room, day: date) -> list[HourBar]:
-    """Coin in and games of a room for each hour of one business day (24 bars, 23 or 25 on DST days)."""
+def room_coin_in_by_hour(room: Room, day: date, now: datetime | None = None) -> list[HourBar]:
+    """Coin in and games of a room for each hour of one business day (24 bars, 23 or 25 on DST days), up to
+    the hour of ``now``: an hour still to come has no bar."""
     start, end = business_days_bounds(day, day, room.venue.time_zone)
     sums = {
         row["hour"]: row
@@ -207,7 +208,7 @@ def room_coin_in_by_hour(room: Room, day: date) -> list[HourBar]:
     }
     bars = []
     hour = start
-    while hour < end:
+    while hour < end and (now is None or hour <= now):
         row = sums.get(hour)
         coin_in, games = (row["coin_in"], row["games_sum"]) if row else (0, 0)
         bars.append(HourBar(hour=hour, coin_in_cents=coin_in, games=games))

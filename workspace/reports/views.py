@@ -7,13 +7,14 @@ import csv
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from common.days import business_days_bounds
 from common.money import cents_eur_grouped, mc_eur_grouped
 from floor.access import VIEW_REPORTS, staff_page
 from workspace.progressives.chart import PLOT_WIDTH, level_chart
-from workspace.progressives.selectors import level_series
+from workspace.progressives.selectors import level_chart_span, level_series
 from workspace.reports.changes import change_lines
 from workspace.reports.charts import HBAR_TOP_N, Bar, bar_chart, bars_top, hbar_chart
 from workspace.reports.forms import GameReportForm, LevelHistoryForm, RoomHoursForm
@@ -65,13 +66,13 @@ def _game_report_csv(report: GameReport) -> HttpResponse:
         [
             " ".join(row.labels),
             row.games,
-            _plain(cents_eur_grouped(row.coin_in_cents)),
-            _plain(cents_eur_grouped(row.coin_out_cents)),
-            _plain(cents_eur_grouped(row.hold_cents)),
-            "" if row.hold_percent is None else str(row.hold_percent),
-            _plain(mc_eur_grouped(row.contributions_mc)),
-            _plain(cents_eur_grouped(row.progressive_wins_cents)),
-            _plain(cents_eur_grouped(row.handpay_wins_cents)),
+            cents_eur_grouped(row.coin_in_cents, group=False),
+            cents_eur_grouped(row.coin_out_cents, group=False),
+            cents_eur_grouped(row.hold_cents, group=False),
+            "" if row.hold_percent is None else formats.number_format(row.hold_percent, decimal_pos=2),
+            mc_eur_grouped(row.contributions_mc, group=False),
+            cents_eur_grouped(row.progressive_wins_cents, group=False),
+            cents_eur_grouped(row.handpay_wins_cents, group=False),
         ]
         for row in [*report.rows, report.total]
     ]
@@ -129,7 +130,7 @@ def room_hours_view(request: HttpRequest) -> HttpResponse:
     if form.is_valid():
         machine_hour_stats_refresh_if_stale()
         room, day = form.cleaned_data["room"], form.cleaned_data["day"]
-        bars = room_coin_in_by_hour(room, day)
+        bars = room_coin_in_by_hour(room, day, timezone.now())
         local = room.venue.time_zone
         if request.GET.get("format") == "csv":
             return _csv_response(
@@ -139,7 +140,7 @@ def room_hours_view(request: HttpRequest) -> HttpResponse:
                     [
                         bar.hour.astimezone(_zone(local)).isoformat(),
                         bar.games,
-                        _plain(cents_eur_grouped(bar.coin_in_cents)),
+                        cents_eur_grouped(bar.coin_in_cents, group=False),
                     ]
                     for bar in bars
                 ],
@@ -167,7 +168,7 @@ def _zone(name: str):
 
 @staff_page(VIEW_REPORTS)
 def liability_view(request: HttpRequest) -> HttpResponse:
-    liability = jackpot_liability()
+    liability = jackpot_liability(venue_current(request))
     if request.GET.get("format") == "csv":
         header = [
             _("Progressive"),
@@ -183,7 +184,7 @@ def liability_view(request: HttpRequest) -> HttpResponse:
                 row.progressive.name if row.progressive else _("Total"),
                 row.currency,
                 *(
-                    _plain(mc_eur_grouped(value))
+                    mc_eur_grouped(value, group=False)
                     for value in (
                         row.current_mc,
                         row.reserve_mc,
@@ -214,14 +215,15 @@ def level_history_view(request: HttpRequest) -> HttpResponse:
             return _csv_response(
                 f"level-{history.level.pk}-{first}-{last}.csv",
                 [_("At"), _("Amount")],
-                [[step.at.isoformat(), _plain(mc_eur_grouped(step.after_mc))] for step in history.steps],
+                [[step.at.isoformat(), mc_eur_grouped(step.after_mc, group=False)] for step in history.steps],
             )
         # The chart sums the rows per pixel column in the database (every row counts; a day of one-second
         # batches is 86,400 rows); the CSV above lists them one by one.
+        drawn_from, drawn_to = level_chart_span(history.level, start, end, timezone.now())
         chart = level_chart(
-            level_series(history.level, start, end, PLOT_WIDTH),
-            start,
-            end,
+            level_series(history.level, drawn_from, drawn_to, PLOT_WIDTH),
+            drawn_from,
+            drawn_to,
             zone=zone,
             caption=_("%(level)s: amount over time, hits marked") % {"level": history.level},
         )
@@ -235,8 +237,3 @@ def level_history_view(request: HttpRequest) -> HttpResponse:
         "query": data.urlencode(),
     }
     return _render(request, "workspace/reports/level_history.html", context, status=status)
-
-
-def _plain(euros: str) -> str:
-    """CSV amounts without thousands separators."""
-    return euros.replace(",", "")

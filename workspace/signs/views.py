@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
-from django.utils import timezone
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 
 from floor.models import SignageScreen
 from jackpots.signage.selectors import screen_content, signage_snapshot
+from jackpots.signage.snapshots import SignageProgressiveSerializer
+from jackpots.signage.views import sign_config, sign_title
 from workspace.access import workspace_page
 from workspace.shell import venue_current
 from workspace.signs.selectors import screens_status
@@ -32,13 +34,16 @@ def signs_view(request: HttpRequest) -> HttpResponse:
 @workspace_page("floor.view_signagescreen")
 @xframe_options_sameorigin
 def sign_preview_view(request: HttpRequest, screen: str) -> HttpResponse:
-    """What the screen shows, drawn by the server and redrawn every few seconds (the sign itself needs
-    the screen's token, which staff never see)."""
+    """The sign itself (its template, script, themes and fitting), fed the snapshot the screen would get
+    instead of its websocket (which needs the screen's token, which staff never see); it reloads every
+    few seconds, and plays a WIN its page sends it (``postMessage``)."""
     found = get_object_or_404(SignageScreen.objects.select_related("venue", "room"), slug=screen)
-    context = {
-        "screen": found,
-        "jackpots": signage_snapshot(screen_content(found)),
-        "refresh": PREVIEW_REFRESH_SECONDS,
-        "now": timezone.now(),
-    }
-    return render(request, "workspace/signs/preview.html", context)
+    with translation.override(found.language):
+        snapshot = SignageProgressiveSerializer(signage_snapshot(screen_content(found)), many=True).data
+        config = {
+            **sign_config(found),
+            "preview": snapshot,
+            "preview_refresh_seconds": PREVIEW_REFRESH_SECONDS,
+        }
+        context = {"screen": found, "title": sign_title(found), "venue": found.venue, "config": config}
+        return render(request, "signage/screen.html", context)
