@@ -14,15 +14,15 @@ from config.celery import app
 ADMIN_LOGIN = "/admin/login/?next=/admin/"
 
 
-def _login(client: Client, password: str, address: str = "10.1.2.3") -> int:
+def _login(client: Client, password: str, address: str = "10.1.2.3", username: str = "manager") -> int:
     response = client.post(
-        ADMIN_LOGIN, {"username": "manager", "password": password, "next": "/admin/"}, REMOTE_ADDR=address
+        ADMIN_LOGIN, {"username": username, "password": password, "next": "/admin/"}, REMOTE_ADDR=address
     )
     return response.status_code
 
 
 @pytest.mark.django_db
-def test_the_admin_login_locks_a_username_and_address_after_5_failures():
+def test_the_admin_login_locks_a_username_after_5_failures_from_any_address():
     User.objects.create_user("manager", password="right-password-42", is_staff=True, is_superuser=True)
     client = Client()
     # A failed login shows the form again (200); four of them do not lock anything.
@@ -33,8 +33,11 @@ def test_the_admin_login_locks_a_username_and_address_after_5_failures():
     assert [_login(client, "wrong") for _ in range(5)] == [200, 200, 200, 200, 429]
     assert _login(client, "right-password-42") == 429
     assert client.get("/admin/").status_code == 302  # not logged in
-    # The lock is the pair's: the same user from another address still logs in.
-    assert _login(Client(), "right-password-42", address="10.9.9.9") == 302
+    # The lock is the username's, whatever the address: a guesser cannot move to a new one.
+    assert _login(Client(), "right-password-42", address="10.9.9.9") == 429
+    # Another person from that other address still logs in.
+    User.objects.create_user("attendant", password="another-password-7", is_staff=True)
+    assert _login(Client(), "another-password-7", address="10.9.9.9", username="attendant") == 302
 
 
 @pytest.mark.postgres
