@@ -138,5 +138,6 @@ def test_nine_sign_pages_opened_at_once_in_chromium_each_get_their_snapshot_with
               f"max {values[-1]:.3f} s")  # fmt: skip
     # The snapshot reaches every page within the limit; drawing it is the display PC's work (on this shared
     # two-core machine, nine pages drawing together add most of a second), bounded by the sign's own 10 s.
-    assert max(timing["frame"] for timing in timings) < LIMIT_SECONDS, timings
+    # Each sign counted from its own document's start (the nine start within a few hundred ms of each other).
+    assert max(timing["frame"] - timing["origin"] for timing in timings) < LIMIT_SECONDS, timings
     assert max(timing["card"] for timing in timings) < 10, timings
