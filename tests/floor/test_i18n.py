@@ -146,7 +146,7 @@ PAGES = {
             "<title>Partite, incasso e hold | Progressivo</title>",
             "<th>Incasso</th><th>Pagato</th><th>Hold</th>",
             "Dalla giornata contabile",
-            "giornate contabili dal 20 Novembre 2026 al 20 Novembre 2026",
+            "giornate contabili dal 20 novembre 2026 al 20 novembre 2026",
         ],
         [
             "<title>Games, coin in and hold | Progressivo</title>",
@@ -178,14 +178,14 @@ PAGES = {
         {},
         [
             "<title>Inventario delle macchine | Progressivo</title>",
-            "<h2>Importa</h2>",
+            '<h2 id="import">Importa</h2>',
             '<button type="submit" id="preview-button">Controlla (prova, nulla viene scritto)</button>',
             "Ogni riga viene prima controllata; se una riga è errata, non viene importato nulla.",
             'data-checking="controllo delle righe…" data-failed="caricamento non riuscito"',
         ],
         [
             "<title>Machine inventory | Progressivo</title>",
-            "<h2>Import</h2>",
+            '<h2 id="import">Import</h2>',
             '<button type="submit" id="preview-button">Check (dry run)</button>',
             "Every row is checked first; if any row is wrong, nothing is imported.",
             'data-checking="checking the rows…" data-failed="upload failed"',

@@ -133,6 +133,7 @@ def test_role_permissions_follow_the_mapping() -> None:
         "slots.view_machinemeter",
         "slots.view_meterdelta",
         "slots.view_machinealert",
+        "slots.view_offlineperiod",
         # The workspace: the live map, the hits queue and verifying (floor managers pay and void).
         "floor.view_floor_map",
         "floor.verify_hit",
