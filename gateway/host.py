@@ -192,6 +192,9 @@ class MachineHost:
         # The last meters read (cents), kept with their event: games from deltas count from there
         self.meters: dict[str, int] | None = callbacks.last_meters(config.code)
         self.in_handpay = False  # a lockup already reported: a repeated 51 is not a new one
+        # Answered an idle general poll in real-time mode (00 or addr FF 00): its silence is no answer
+        self.says_nothing = False
+        self.rte_acked = False  # LP 0E's ACK read: the machine reports in real time from now on
         # The last answers whose handling went to disk, maybe not acknowledged by the machine: the previous
         # process may have died before the ACK, so this one's first answer of each kind can be that again.
         self.repeat: dict[str, bytes] = callbacks.kept(config.code)
@@ -264,7 +267,7 @@ class MachineHost:
 
     def rte_poll(self) -> Poll:
         return self._long_poll(
-            Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._noop)
+            Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._on_rte_ack)
         )
 
     def _long_poll(self, poll: Poll) -> Poll:
@@ -325,7 +328,10 @@ class MachineHost:
             self.on_exception,
             attempts,
             acknowledge=self._gp_acknowledge,
-            silence_ok=self.config.rte,
+            # Only for a machine that never said "nothing" in words: from one that does, silence is an
+            # answer that came late or was lost, asked again (the implied NACK), as a poll to another
+            # machine next would acknowledge it unread on a multi-drop line.
+            silence_ok=self.config.rte and not self.says_nothing,
         )
 
     def _gp_acknowledge(self, report: ExceptionReport) -> bool:
@@ -368,8 +374,8 @@ class MachineHost:
             decode = partial(f.decode_selected_meters, address=self.address, codes=list(METER_CODES))
         return self._data_poll(request, decode, self.on_meters)
 
-    def _noop(self, value: Any) -> None:
-        return None
+    def _on_rte_ack(self, _ack: None) -> None:
+        self.rte_acked = self.config.rte
 
     # --- answers -> events ---------------------------------------------------------------------
 
@@ -410,6 +416,7 @@ class MachineHost:
         repeat = self.repeat.pop("exception", None)
         code = report.code
         if code == 0x00:
+            self.says_nothing = self.says_nothing or self.rte_acked
             self.settle()
             return
         key = exception_key(report)
