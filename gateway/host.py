@@ -272,9 +272,9 @@ class MachineHost:
 
     def _long_poll(self, poll: Poll) -> Poll:
         """`poll`, also reading a real-time event (address, FF, code, data, CRC) sent in its answer's place
-        (SAS 6.02 §12.3; Aristocrat's EGM client answers a long poll so while an event is queued). The
-        event is handled as a general poll's (kept, then its implied ACK: acknowledge) and the long poll
-        goes again at once: the machine did not carry it out."""
+        (SAS 6.02 §12.3; issue 22's independent machine does so for every long poll while an event is
+        queued). The event is handled as a general poll's (kept, then its implied ACK: acknowledge) and
+        the long poll goes again on the machine's next turn, first: the machine did not carry it out."""
         length, decode, handle, acknowledge = poll.length, poll.decode, poll.handle, poll.acknowledge
 
         def event_length(head: bytes) -> int | None:
@@ -319,7 +319,7 @@ class MachineHost:
     def general_poll(self) -> Poll:
         # A garbled answer is asked again by the same poll (the implied NACK: the machine repeats it);
         # anything else would be its implied ACK. A machine that is down is not waited for three times,
-        # nor one in real-time mode, whose silence is "nothing to report" (SAS 6.02 §12.6).
+        # nor one whose silence is "nothing to report" (silence_ok, SAS 6.02 §12.6).
         attempts = 3 if self.up else 1
         return Poll(
             f.general_poll(self.address),
