@@ -202,6 +202,9 @@ class MachineHost:
         # Who pays the wins about to be read: the machine's handpay as LP 1B answered just before them
         # (None: not in a handpay), or UNKNOWN when it did not answer: those wins then say nothing.
         self.handpay_seen: f.HandpayInfo | object | None = UNKNOWN
+        # Answered an idle general poll in real-time mode (00 or addr FF 00): its silence is no answer
+        self.says_nothing = False
+        self.rte_acked = False  # LP 0E's ACK read: the machine reports in real time from now on
         # The last answers whose handling went to disk, maybe not acknowledged by the machine: the previous
         # process may have died before the ACK, so this one's first answer of each kind can be that again.
         self.repeat: dict[str, bytes] = callbacks.kept(config.code)
@@ -274,14 +277,14 @@ class MachineHost:
 
     def rte_poll(self) -> Poll:
         return self._long_poll(
-            Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._noop)
+            Poll(f.enable_rte(self.address, self.config.rte), self._ack_length, self._ack, self._on_rte_ack)
         )
 
     def _long_poll(self, poll: Poll) -> Poll:
         """`poll`, also reading a real-time event (address, FF, code, data, CRC) sent in its answer's place
-        (SAS 6.02 §12.3; Aristocrat's EGM client answers a long poll so while an event is queued). The
-        event is handled as a general poll's (kept, then its implied ACK: acknowledge) and the long poll
-        goes again at once: the machine did not carry it out."""
+        (SAS 6.02 §12.3; issue 22's independent machine does so for every long poll while an event is
+        queued). The event is handled as a general poll's (kept, then its implied ACK: acknowledge) and
+        the long poll goes again on the machine's next turn, first: the machine did not carry it out."""
         length, decode, handle, acknowledge = poll.length, poll.decode, poll.handle, poll.acknowledge
 
         def event_length(head: bytes) -> int | None:
@@ -326,7 +329,7 @@ class MachineHost:
     def general_poll(self) -> Poll:
         # A garbled answer is asked again by the same poll (the implied NACK: the machine repeats it);
         # anything else would be its implied ACK. A machine that is down is not waited for three times,
-        # nor one in real-time mode, whose silence is "nothing to report" (SAS 6.02 §12.6).
+        # nor one whose silence is "nothing to report" (silence_ok, SAS 6.02 §12.6).
         attempts = 3 if self.up else 1
         return Poll(
             f.general_poll(self.address),
@@ -335,7 +338,10 @@ class MachineHost:
             self.on_exception,
             attempts,
             acknowledge=self._gp_acknowledge,
-            silence_ok=self.config.rte,
+            # Only for a machine that never said "nothing" in words: from one that does, silence is an
+            # answer that came late or was lost, asked again (the implied NACK), as a poll to another
+            # machine next would acknowledge it unread on a multi-drop line.
+            silence_ok=self.config.rte and not self.says_nothing,
         )
 
     def _gp_acknowledge(self, report: ExceptionReport) -> bool:
@@ -378,8 +384,8 @@ class MachineHost:
             decode = partial(f.decode_selected_meters, address=self.address, codes=list(METER_CODES))
         return self._data_poll(request, decode, self.on_meters)
 
-    def _noop(self, value: Any) -> None:
-        return None
+    def _on_rte_ack(self, _ack: None) -> None:
+        self.rte_acked = self.config.rte
 
     # --- answers -> events ---------------------------------------------------------------------
 
@@ -420,6 +426,7 @@ class MachineHost:
         repeat = self.repeat.pop("exception", None)
         code = report.code
         if code == 0x00:
+            self.says_nothing = self.says_nothing or self.rte_acked
             self.settle()
             return
         key = exception_key(report)

@@ -224,6 +224,28 @@ def test_silence_to_general_polls_in_real_time_mode_is_nothing_to_report_and_lp_
     assert hexes(wire.sent)[turn : turn + 2] == ["011b", "019475cb"]
 
 
+def test_silence_from_a_machine_that_says_nothing_in_words_is_asked_again_not_taken_for_nothing():
+    """A machine that answers idle polls (00) and is silent once: its answer was late or lost. The same
+    general poll goes again at once (the implied NACK brings the event back); a poll to another machine
+    next would have acknowledged it unread (the 3 games lost of the first ff00 bench run)."""
+    wire, out, host, _poller = line(
+        {
+            "81": ["00", "00", "", "01ff7f00000000f01d", "00"],
+            "010e0145d1": ["01"],
+            METER_REQUEST: [METERS_MINIMUM + "e639"],
+        },
+        rte=True,
+    )
+    other = MachineHost(MachineConfig("VEN-0002", 2, 1, meters_every=3600), Recorder())
+    poller = LinePoller(Link(wire, 0.01, 0.01), [host, other])  # multi-drop: machine 2 silent
+    host.wager = 3
+    run(poller, wire, until=1.0)
+    polls = [p for p in hexes(wire.sent) if p in ("81", "80") or p.startswith("01")]
+    at = polls.index("81", polls.index(METER_REQUEST))  # the first general poll in real-time mode
+    assert polls[at + 1 : at + 4] == ["81", "81", "80"]  # said 00; silent: asked again; the 7F, its ACK
+    assert [(e["wager"], e["win"]) for e in out.events if e["type"] == "game"] == [(3, 0)]
+
+
 def test_a_machine_silent_to_long_polls_too_is_down_after_five_seconds():
     wire, _out, host, poller = line(
         {"81": ["00", ""], "010e0145d1": ["01"], METER_REQUEST: [METERS_MINIMUM + "e639"]}, rte=True
