@@ -172,6 +172,6 @@ def test_the_api_mode_example_loads():
     ]
     machines = with_server_map(config, SERVER_MAP).lines[0].machines
     assert [(m.code, m.meters_lp, m.meters_every, m.handpay_limit) for m in machines] == [
-        ("NOG-0101", 0x2F, 60, 100000),
-        ("NOG-0102", 0x2F, 60, 120000),
+        ("NOG-0101", 0x2F, 20, 100000),
+        ("NOG-0102", 0x2F, 20, 120000),
     ]
