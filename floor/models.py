@@ -18,6 +18,14 @@ class Venue(models.Model):
         default=settings.HANDPAY_THRESHOLD_CENTS,
         help_text=_("Hits at or above this amount need two different people to verify (Nevada MICS)."),
     )
+    winner_id_threshold_cents = models.PositiveBigIntegerField(
+        _("winner identification threshold (cents)"),
+        default=200_000,
+        help_text=_(
+            "Paying this amount or more needs the winner's name and identity document (Italy's "
+            "anti-money-laundering threshold for casino transactions: €2,000)."
+        ),
+    )
 
     class Meta:
         ordering = ["code"]
