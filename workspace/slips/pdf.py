@@ -69,8 +69,9 @@ def slip_pdf(facts: SlipFacts, variant: str) -> bytes:
     pdf, _width, _size = _pdf(variant)
     _slip_write(pdf, facts, variant)
     if variant == ROLL:  # a strip as long as its content
-        height = pdf.get_y() + pdf.b_margin
+        height = pdf.get_y() + pdf.b_margin + 1
         pdf, _width, _size = _pdf(variant, height)
+        pdf.set_auto_page_break(False)  # measured: it fits
         _slip_write(pdf, facts, variant)
     return bytes(pdf.output())
 
