@@ -139,6 +139,9 @@ class Workspace(models.Model):
             ("void_hit", _("Can void an unpaid hit")),
             ("change_level_parameters", _("Can change a level's parameters")),
             ("see_mystery_trigger", _("Can see mystery triggers")),
+            # A winner's name and identity document, recorded with a payment at or above the venue's
+            # identification threshold: auditors only (their role takes every "see" permission).
+            ("see_winner_identity", _("Can see winners' identification")),
             # The SAS numbers of progressives and levels (the gateways' map), not their money.
             (
                 "change_sas_map",

@@ -145,7 +145,7 @@ def test_the_audit_reports_a_voided_table_hit_whose_prize_stands() -> None:
     hit_void(hit, None, "malfunction")
     share = PrizeShare.objects.get()
     assert [str(d) for d in jackpots_audit()[1]] == [
-        f"level {hit.level_id}: shared prize {share.id}: its hit {hit.id} is voided, the prize or a seat's "
+        f"level {hit.level_id}: shared prize {share.id}: its hit {hit.ref} is voided, the prize or a seat's "
         "part stands"
     ]
 
