@@ -95,11 +95,13 @@ def share_floor_paid_refuse(share: PrizeShare) -> None:
 
 
 def _part_lock(part: PrizePart) -> PrizePart:
-    return (
-        PrizePart.objects.select_for_update(of=("self",))
-        .select_related("share__hit", "seat__round__table__venue", "paid_by", "paid_by_table")
-        .get(pk=part.pk)
-    )
+    """The part's row locked, then read with its relations: read in the locking statement, the payer of a
+    part another transaction paid while this one waited came back empty (PostgreSQL re-checks the locked
+    row, not the rows joined to it)."""
+    PrizePart.objects.select_for_update().filter(pk=part.pk).values_list("pk").get()
+    return PrizePart.objects.select_related(
+        "share__hit", "seat__round__table__venue", "paid_by", "paid_by_table"
+    ).get(pk=part.pk)
 
 
 def _part_open_check(part: PrizePart, doing: str) -> None:
