@@ -172,7 +172,7 @@ def _action(request: HttpRequest, target: Hit | PrizePart, action: str) -> HttpR
         "needs": hit_needs(target),
         "verified_by": person(target.verified_by),
     }
-    return render(request, "workspace/desk/confirm.html", context, status=400 if error else 200)
+    return render(request, "workspace/desk/confirm.html", context)
 
 
 def _confirm_title(action: str) -> str:
