@@ -408,24 +408,30 @@ def hit_verify(hit: Hit, user) -> Hit:
                 _("Hit %(hit)s is %(state)s; only an open hit can be verified.")
                 % {"hit": hit_label(hit), "state": hit.get_state_display().lower()},
             )
-        now = timezone.now()
-        two_people = hit.amount_cents >= _threshold_cents(hit)
-        if hit.verified_by_id is None:
-            hit.verified_by, hit.verified_at = user, now
-            if not two_people:
-                hit.state = Hit.State.VERIFIED
-        elif hit.verified_by_id == user.pk:
-            raise EngineError(
-                "second_verifier_required",
-                _("This hit is at or above the two-person threshold: a different person must verify it too."),
-            )
-        else:
-            hit.second_verified_by, hit.second_verified_at = user, now
-            hit.state = Hit.State.VERIFIED
-        hit.save(
-            update_fields=["verified_by", "verified_at", "second_verified_by", "second_verified_at", "state"]
-        )
+        verification_record(hit, user, two_people=hit.amount_cents >= _threshold_cents(hit))
     return hit
+
+
+def verification_record(record: Hit, user, *, two_people: bool) -> None:
+    """One person's verification of a locked hit or prize part (their fields and "verified" state are the
+    same): the first is ``verified_by``, at or above the threshold a different second person
+    ``second_verified_by``; only then is it verified."""
+    now = timezone.now()
+    if record.verified_by_id is None:
+        record.verified_by, record.verified_at = user, now
+        if not two_people:
+            record.state = Hit.State.VERIFIED
+    elif record.verified_by_id == user.pk:
+        raise EngineError(
+            "second_verifier_required",
+            _("This hit is at or above the two-person threshold: a different person must verify it too."),
+        )
+    else:
+        record.second_verified_by, record.second_verified_at = user, now
+        record.state = Hit.State.VERIFIED
+    record.save(
+        update_fields=["verified_by", "verified_at", "second_verified_by", "second_verified_at", "state"]
+    )
 
 
 def paid_already(label: str, by: str, at: datetime) -> EngineError:

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from jackpots.models import Hit
 from jackpots.services.errors import EngineError
 from jackpots.services.hit_numbers import hit_label
-from jackpots.services.hits import paid_already
+from jackpots.services.hits import paid_already, verification_record
 from jackpots.services.winners import Winner, winner_record
 from jackpots.tables.models import PrizePart, PrizeShare, TableKey, TableSeat
 from jackpots.tables.rules import convert_cents
@@ -126,23 +126,8 @@ def part_verify(part: PrizePart, user) -> PrizePart:
         _part_open_check(part, _("verified"))
         if part.state == PrizePart.State.VERIFIED:
             raise EngineError("hit_not_open", _("%(part)s is already verified.") % {"part": part_label(part)})
-        now = timezone.now()
         two_people = part.amount_cents >= part.seat.round.table.venue.handpay_threshold_cents
-        if part.verified_by_id is None:
-            part.verified_by, part.verified_at = user, now
-            if not two_people:
-                part.state = PrizePart.State.VERIFIED
-        elif part.verified_by_id == user.pk:
-            raise EngineError(
-                "second_verifier_required",
-                _("This part is at or above the two-person threshold: another person must verify it too."),
-            )
-        else:
-            part.second_verified_by, part.second_verified_at = user, now
-            part.state = PrizePart.State.VERIFIED
-        part.save(
-            update_fields=["verified_by", "verified_at", "second_verified_by", "second_verified_at", "state"]
-        )
+        verification_record(part, user, two_people=two_people)
     return part
 
 
