@@ -395,6 +395,17 @@ class PrizePart(WinnerIdentity, models.Model):
         verbose_name=_("paid with the table key"),
     )
     paid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("paid at"))
+    # A part the floor pays is voided by two different people (its round's void follows the second).
+    void_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("void asked by"),
+    )
+    void_requested_at = models.DateTimeField(null=True, blank=True, verbose_name=_("void asked at"))
+    void_reason = models.TextField(blank=True, verbose_name=_("void reason"))
 
     class Meta:
         app_label = "jackpots"

@@ -152,3 +152,29 @@ def test_hit_numbers_are_per_venue_and_year_and_shown_on_the_desk(
     assert (small_hit.ref, big_hit.ref) == ("NOG-2026-00001", "NOG-2026-00002")
     assert f'<td class="hit-number">{small_hit.ref}</td>' in page
     assert f'<td class="hit-number">{big_hit.ref}</td>' in page
+
+
+def test_a_part_at_or_above_the_threshold_is_voided_by_two_people_with_a_reason(
+    client, manager, manager2
+) -> None:
+    """Finding 9: a round carrying a prize at or above the threshold is voided only by people, two of them."""
+    first, later = _two_royals()  # the later round: the first opened the prize
+    client.force_login(manager)
+    client.post(f"/hits/parts/{later.pk}/void/", {"reason": "Misdeal: two aces of spades"})
+    later.refresh_from_db()
+    assert (later.state, later.void_requested_by, later.void_reason) == (
+        PrizePart.State.OPEN,
+        manager,
+        "Misdeal: two aces of spades",
+    )
+    page = client.post(f"/hits/parts/{later.pk}/void/", {"reason": "again"}, follow=True).content.decode()
+    assert "another person must confirm this void" in page
+    client.force_login(manager2)
+    client.post(f"/hits/parts/{later.pk}/void/", {"reason": "Confirmed on camera"})
+    later.refresh_from_db()
+    first.refresh_from_db()
+    assert later.state == PrizePart.State.VOIDED
+    assert later.seat.round.void_reason == "Misdeal: two aces of spades / Confirmed on camera"
+    assert later.seat.round.voided_by == manager2
+    # The other winner takes the whole prize.
+    assert (first.state, first.amount_cents) == (PrizePart.State.OPEN, PrizeShare.objects.get().prize_cents)

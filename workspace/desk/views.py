@@ -104,6 +104,8 @@ def _done_message(target: Hit | PrizePart, action: str) -> str:
         return _("%(hit)s (%(amount)s) is verified and can be paid.") % values
     if action == "pay":
         return _("%(hit)s (%(amount)s) is paid. Print the slip for the winner and the cage.") % values
+    if target.state != Hit.State.VOIDED:
+        return _("%(hit)s (%(amount)s): void asked for; a different person must confirm it.") % values
     return _("%(hit)s (%(amount)s) is void.") % values
 
 

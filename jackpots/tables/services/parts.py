@@ -162,12 +162,29 @@ def part_pay(part: PrizePart, user, winner: Winner | None = None) -> PrizePart:
 
 def part_void(part: PrizePart, user, reason: str) -> PrizePart:
     """A part is voided with its round (the hand is declared void): the round's void divides the prize again
-    among the other winners, or voids it when none is left."""
+    among the other winners, or voids it when none is left. A part at or above its venue's two-person
+    threshold needs two different people: the first asks (with the reason), the second confirms."""
     from jackpots.tables.services.voids import round_void  # voids divides through rounds, which imports us
 
     if not reason or not reason.strip():
         raise EngineError("reason_required", _("A void needs a reason."))
-    round_ = part.seat.round
+    with transaction.atomic():
+        part = _part_lock(part)
+        if part.paid_by_table_id is None:  # a part its table paid is voided with its round, as before
+            _part_open_check(part, _("voided"))
+        round_ = part.seat.round
+        if part.amount_cents >= round_.table.venue.handpay_threshold_cents:
+            if part.void_requested_by_id is None:
+                part.void_requested_by, part.void_requested_at = user, timezone.now()
+                part.void_reason = reason.strip()
+                part.save(update_fields=["void_requested_by", "void_requested_at", "void_reason"])
+                return part
+            if part.void_requested_by_id == user.pk:
+                raise EngineError(
+                    "second_voider_required",
+                    _("At or above the two-person threshold another person must confirm this void."),
+                )
+            reason = f"{part.void_reason} / {reason.strip()}"
     round_void(round_.table, round_.round_id, reason=reason, user=user)
     part.refresh_from_db()
     return part

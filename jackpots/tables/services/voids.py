@@ -18,6 +18,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
@@ -232,6 +233,13 @@ def table_hit_void(hit: Hit, user, reason: str) -> Hit:
         share = PrizeShare.objects.select_for_update().filter(hit=hit).first()
         seat = TableSeat.objects.select_for_update().select_related("round").filter(fixed_hit=hit).first()
         if hit.kind == HitKind.TABLE and share is not None:
+            floor_part = share.prize_parts.filter(state__in=[PrizePart.State.OPEN, PrizePart.State.VERIFIED])
+            if floor_part.exists():  # two people void a part the floor pays, on the desk
+                raise EngineError(
+                    "void_the_parts",
+                    _("%(hit)s is a shared prize: void a winner's part on its own row of the hits desk.")
+                    % {"hit": hit.ref},
+                )
             return prize_void_locked(share, user, reason)
         if hit.kind == HitKind.TABLE and seat is not None:
             return fixed_prize_void_locked(seat, user, reason)
