@@ -7,6 +7,8 @@ from __future__ import annotations
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+WINNER_FIELDS = ("winner_name", "winner_document_type", "winner_document_number", "winner_document_country")
+
 
 class WinnerIdentity(models.Model):
     class DocumentType(models.TextChoices):

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from common.money import cents_money
 from floor.models import Venue
 from jackpots.services.errors import EngineError
-from jackpots.winner import WinnerIdentity
+from jackpots.winner import WINNER_FIELDS, WinnerIdentity
 
 DEFAULT_WINNER_ID_THRESHOLD_CENTS = 200_000
 
@@ -67,4 +67,4 @@ def winner_record(
     record.winner_document_type = winner.document_type
     record.winner_document_number = winner.document_number.strip()[:40]
     record.winner_document_country = winner.document_country.strip().upper()[:2]
-    return ["winner_name", "winner_document_type", "winner_document_number", "winner_document_country"]
+    return list(WINNER_FIELDS)

@@ -178,3 +178,17 @@ def test_a_part_at_or_above_the_threshold_is_voided_by_two_people_with_a_reason(
     assert later.seat.round.voided_by == manager2
     # The other winner takes the whole prize.
     assert (first.state, first.amount_cents) == (PrizePart.State.OPEN, PrizeShare.objects.get().prize_cents)
+
+
+def test_the_winners_identification_shows_to_auditors_only(client, manager, manager2, auditor) -> None:
+    nog, _ven = _two_royals()
+    _verified(client, manager, manager2, nog)
+    client.post(f"/hits/parts/{nog.pk}/pay/", WINNER_FORM)
+    hit = Hit.objects.get()
+    for url in (f"/admin/jackpots/prizepart/{nog.pk}/change/", f"/admin/jackpots/hit/{hit.pk}/change/"):
+        client.force_login(manager)
+        assert "CA12345AB" not in client.get(url).content.decode()
+        client.force_login(auditor)
+        page = client.get(url).content.decode()
+        assert ("CA12345AB" in page) == url.startswith("/admin/jackpots/prizepart/")
+        assert "Winner" in page or "winner" in page
