@@ -10,17 +10,11 @@ from django.contrib.admin.models import LogEntry
 from pypdf import PdfReader
 
 from jackpots.models import Hit
+from tests.workspace.helpers import WINNER_FORM
 from workspace.models import HitSlip
 from workspace.slips.words import amount_in_words
 
 pytestmark = pytest.mark.django_db
-
-WINNER_FORM = {
-    "winner_name": "Mario Rossi",
-    "document_type": "id_card",
-    "document_number": "CA12345AB",
-    "document_country": "it",
-}
 
 
 def pdf_text(data: bytes) -> str:

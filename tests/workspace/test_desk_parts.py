@@ -16,16 +16,10 @@ from pypdf import PdfReader
 from jackpots.models import Hit
 from jackpots.tables.models import PrizePart, PrizeShare
 from tests.jackpots.tables.factories import body, seat, tables_ready
+from tests.workspace.helpers import WINNER_FORM
 from workspace.models import HitSlip, SlipReprint
 
 pytestmark = pytest.mark.django_db
-
-WINNER_FORM = {
-    "winner_name": "Mario Rossi",
-    "document_type": "id_card",
-    "document_number": "CA12345AB",
-    "document_country": "it",
-}
 
 
 def _pdf(data: bytes) -> tuple[str, list[float]]:
