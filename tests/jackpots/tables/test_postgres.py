@@ -124,3 +124,32 @@ def test_hits_recorded_at_once_on_two_levels_of_one_venue_take_different_numbers
     refs = sorted(Hit.objects.values_list("ref", flat=True))
     year = refs[0].split("-")[1]
     assert refs == [f"NOG-{year}-00001", f"NOG-{year}-00002"]
+
+
+def test_two_pays_of_one_hit_at_once_pay_it_once_and_the_loser_reads_its_number() -> None:
+    """Issue 28's "Also" on a hit (a €5,000 fixed prize at the tables): the loser read "Hit 1 is paid; it
+    must be verified before paying", with the level's count; now the hit number, who paid and when."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from jackpots.services import EngineError, hit_pay, hit_verify
+    from jackpots.services.winners import Winner
+
+    tables_seed()
+    holdem = Table.objects.get(code="NOG-CHE-1")
+    round_record(holdem, body("C-1", [seat(1, "3C 5C", bet=500)], community="2C 4C 6C 7C 9D"))
+    anna, bruno = (
+        get_user_model().objects.create_user(username=n, first_name=n.title()) for n in ("anna", "bruno")
+    )
+    hit = hit_verify(hit_verify(Hit.objects.get(), anna), bruno)
+    winner = Winner("Mario Rossi", "passport", "YA1234567", "IT")
+    results = _at_once([lambda user=user: hit_pay(hit, user, winner) for user in (anna, bruno)])
+    paid = [r for r in results if isinstance(r, Hit)]
+    refused = [r for r in results if isinstance(r, EngineError)]
+    assert (len(paid), len(refused)) == (1, 1), results
+    when = timezone.localtime(paid[0].paid_at).strftime("%H:%M")
+    assert hit.ref.startswith("NOG-") and hit.ref.endswith("-00001")
+    assert (refused[0].code, refused[0].message) == (
+        "already_paid",
+        f"{hit.ref} was paid by {paid[0].paid_by.first_name} at {when}.",
+    )
