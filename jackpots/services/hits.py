@@ -375,8 +375,9 @@ def level_hit(level_id: int, *, machine_id: int | None = None, at: datetime | No
 
 
 def _threshold_cents(hit: Hit) -> int:
-    """The two-person threshold of the venue where the hit happened: the machine's, or for a table prize
-    the table's (a prize shared by tables of several venues takes the lowest of their thresholds)."""
+    """The two-person threshold of the venue where the hit happened: the machine's, or for a table's fixed
+    prize the table's. (A shared percentage prize is verified part by part, each at its own venue's
+    threshold: ``jackpots.tables.services.parts``.)"""
     if hit.machine_id is not None:
         return hit.machine.room.venue.handpay_threshold_cents
     if hit.kind == HitKind.TABLE:
