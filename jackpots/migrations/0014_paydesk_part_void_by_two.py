@@ -28,4 +28,4 @@ class Migration(migrations.Migration):
             name='void_requested_by',
             field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL, verbose_name='void asked by'),
         ),
-    ]
+        ]
