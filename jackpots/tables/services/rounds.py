@@ -40,7 +40,16 @@ from jackpots.services import core
 from jackpots.services.hits import award_record_locked
 from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import ledger_entry, level_params, level_state
-from jackpots.tables.models import PayLine, PayTable, PrizeShare, Table, TableKey, TableRound, TableSeat
+from jackpots.tables.models import (
+    PayLine,
+    PayTable,
+    PrizePart,
+    PrizeShare,
+    Table,
+    TableKey,
+    TableRound,
+    TableSeat,
+)
 from jackpots.tables.round_input import BetRule, RoundError, RoundInput, round_parse
 from jackpots.tables.rules import (
     HAND_ORDER,
@@ -149,8 +158,9 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
     prize = seat.share if seat.share_id is not None and not seat.share.voided else None
     final_at = prize.closes_at.isoformat() if prize is not None else None
     # What the floor pays (two people verify), not the table: a prize at or above the threshold.
+    part = PrizePart.objects.filter(seat_id=seat.pk).only("paid_by_table_id").first() if prize else None
     handpay = (seat.fixed_hit_id is not None and seat.fixed_hit.state != Hit.State.VOIDED) or (
-        prize is not None and prize.hit.paid_by_table_id is None
+        prize is not None and (part is None or part.paid_by_table_id is None)  # its own part's payer
     )
     contribution_cents = seat.contribution_mc // core.MC_PER_CENT
     return {

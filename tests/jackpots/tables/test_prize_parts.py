@@ -189,3 +189,16 @@ def test_a_table_key_still_voids_a_round_whose_prize_its_table_pays() -> None:
         Hit.State.VOIDED,
         PrizePart.State.VOIDED,
     )
+
+
+def test_each_seats_answer_says_whether_its_own_part_is_a_handpay() -> None:
+    """VEN €1,500, NOG €500.01: of one €1,000.03 prize VEN's part is paid from its table's float, NOG's is not."""
+    t = tables_ready()
+    _thresholds(ven=150_000, nog=50_001)
+    t.post("VEN-CSP-1", body("V-1", [seat(1, STRAIGHT_FLUSH)]))
+    nog = t.post("NOG-CSP-1", body("R-1", [seat(2, STRAIGHT_FLUSH_2)], seconds=2)).json()
+    ven = t.post("VEN-CSP-1", body("V-1", [seat(1, STRAIGHT_FLUSH)])).json()  # a retry: the answer now
+    assert [(a["seats"][0]["award"]["amount"], a["seats"][0]["award"]["handpay"]) for a in (ven, nog)] == [
+        (50_002, False),
+        (50_001, True),
+    ]
