@@ -18,6 +18,14 @@ class Venue(models.Model):
         default=settings.HANDPAY_THRESHOLD_CENTS,
         help_text=_("Hits at or above this amount need two different people to verify (Nevada MICS)."),
     )
+    winner_id_threshold_cents = models.PositiveBigIntegerField(
+        _("winner identification threshold (cents)"),
+        default=200_000,
+        help_text=_(
+            "Paying this amount or more needs the winner's name and identity document (Italy's "
+            "anti-money-laundering threshold for casino transactions: €2,000)."
+        ),
+    )
 
     class Meta:
         ordering = ["code"]
@@ -131,6 +139,9 @@ class Workspace(models.Model):
             ("void_hit", _("Can void an unpaid hit")),
             ("change_level_parameters", _("Can change a level's parameters")),
             ("see_mystery_trigger", _("Can see mystery triggers")),
+            # A winner's name and identity document, recorded with a payment at or above the venue's
+            # identification threshold: auditors only (their role takes every "see" permission).
+            ("see_winner_identity", _("Can see winners' identification")),
             # The SAS numbers of progressives and levels (the gateways' map), not their money.
             (
                 "change_sas_map",

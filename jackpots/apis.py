@@ -15,6 +15,9 @@ class LastHitSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
     amount_eur = serializers.CharField(help_text="Euros, 2 decimals.")
     machine = serializers.CharField(allow_null=True)
+    hit_number = serializers.CharField(
+        allow_null=True, help_text="The hit's number per venue and business year, e.g. NOG-2026-00123."
+    )
 
 
 class LevelPublicSerializer(serializers.Serializer):

@@ -125,11 +125,13 @@ def _table_prizes_audit(level: Level, bad: Callable[[str], None]) -> None:
         .distinct()
         .order_by("id")
     )
-    for share in standing:
-        bad(f"shared prize {share.id}: its hit {share.hit_id} is voided, the prize or a seat's part stands")
+    for share in standing.select_related("hit"):
+        voided = share.hit.ref or share.hit_id
+        bad(f"shared prize {share.id}: its hit {voided} is voided, the prize or a seat's part stands")
     fixed = TableSeat.objects.filter(round__level=level, fixed_hit__state=Hit.State.VOIDED, fixed_cents__gt=0)
-    for seat in fixed.order_by("id"):
-        bad(f"seat {seat.id}: its fixed prize's hit {seat.fixed_hit_id} is voided, the prize stands")
+    for seat in fixed.select_related("fixed_hit").order_by("id"):
+        voided = seat.fixed_hit.ref or seat.fixed_hit_id
+        bad(f"seat {seat.id}: its fixed prize's hit {voided} is voided, the prize stands")
     recorded = Q(seats__round__state=TableRound.State.RECORDED)
     live = PrizeShare.objects.filter(level=level, voided=False).exclude(hit__state=Hit.State.VOIDED)
     for share in live.annotate(parts=Sum("seats__share_cents", filter=recorded)).order_by("id"):
@@ -394,7 +396,10 @@ def machine_hits_audit(level: Level) -> list[Discrepancy]:
         else:
             continue
         found.append(
-            Discrepancy(level.id, f"hit {hit.number} (id {hit.id}) should not have been paid: {why}")
+            Discrepancy(
+                level.id,
+                f"hit {hit.ref or hit.id} (the level's hit {hit.number}) should not have been paid: {why}",
+            )
         )
     return found
 
@@ -417,14 +422,18 @@ def hit_order_audit(level: Level) -> list[Discrepancy]:
     latest = None
     for hit in hits:
         if hit.event_id is not None and events.get(hit.event_id) != (hit.at, hit.machine_id, hit.play_seq):
-            found.append(Discrepancy(level.id, f"hit {hit.number} does not record its event's place in play"))
+            found.append(
+                Discrepancy(level.id, f"hit {hit.ref or hit.id} does not record its event's place in play")
+            )
         if hit.play_seq is None:
             continue
         key = _play_key(hit)
         late = latest is not None and latest > key
         if late != hit.late:
             found.append(
-                Discrepancy(level.id, f"hit {hit.number} is marked late={hit.late}, the order says {late}")
+                Discrepancy(
+                    level.id, f"hit {hit.ref or hit.id} is marked late={hit.late}, the order says {late}"
+                )
             )
         latest = key if latest is None else max(latest, key)
     return found

@@ -12,6 +12,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from jackpots.changelog import ChangeRecord
+from jackpots.winner import WinnerIdentity
 
 
 class Progressive(models.Model):
@@ -142,7 +143,7 @@ class HitKind(models.TextChoices):
     TABLE = "table", _("Table")
 
 
-class Hit(models.Model):
+class Hit(WinnerIdentity, models.Model):
     class State(models.TextChoices):
         HIT = "hit", _("Hit")
         VERIFIED = "verified", _("Verified")
@@ -212,6 +213,9 @@ class Hit(models.Model):
     )
     voided_at = models.DateTimeField(null=True, blank=True, verbose_name=_("voided at"))
     void_reason = models.TextField(blank=True, verbose_name=_("void reason"))
+    # The number people read aloud (NOG-2026-00123): per venue and business year, assigned once when the hit
+    # is recorded (``jackpots.services.hit_numbers``). ``number`` stays the level's n-th hit.
+    ref = models.CharField(_("hit number"), max_length=24, unique=True, null=True, blank=True, editable=False)
     # Added by the engine.
     kind = models.CharField(_("kind"), max_length=12, choices=HitKind.choices, default=HitKind.MACHINE)
     number = models.PositiveIntegerField(
@@ -312,6 +316,22 @@ class Hit(models.Model):
     def payout_cents(self) -> int:
         """What the player receives in all: the machine's part and the attendants'."""
         return self.machine_part_cents + self.attendant_cents
+
+
+class HitNumberCounter(models.Model):
+    """The last hit number given per venue (code) and business year; its row is locked to give the next."""
+
+    venue_code = models.CharField(_("venue"), max_length=8)
+    year = models.PositiveSmallIntegerField(_("business year"))
+    last = models.PositiveIntegerField(_("last number given"), default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["venue_code", "year"], name="hit_counter_unique")]
+        verbose_name = _("hit number counter")
+        verbose_name_plural = _("hit number counters")
+
+    def __str__(self) -> str:
+        return f"{self.venue_code}-{self.year}: {self.last}"
 
 
 class HitRefusal(models.Model):
@@ -517,6 +537,7 @@ from jackpots.tables.models import (  # noqa: E402, F401
     PayLine,
     PayTable,
     PayTableChange,
+    PrizePart,
     PrizeShare,
     Table,
     TableKey,

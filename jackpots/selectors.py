@@ -152,6 +152,7 @@ def progressive_public(progressive: Progressive, *, link: str | None = None) -> 
                     "at": last.at,
                     "amount_eur": cents_eur(last.amount_cents),
                     "machine": hit_place(last),
+                    "hit_number": last.ref,
                 },
             }
         )

@@ -78,17 +78,60 @@ class HitSlip(AppendOnlyModel):
         related_name="slips",
         verbose_name=_("hit"),
     )
+    # A winner's part of a shared table prize has a slip of its own (``hit`` is then its prize's hit).
+    part = models.ForeignKey(
+        "jackpots.PrizePart",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="slips",
+        verbose_name=_("prize part"),
+    )
     variant = models.CharField(_("format"), max_length=8, choices=Variant.choices)
     pdf = models.BinaryField(_("PDF"))
+    # What the slip says, kept so that a reprint is the same slip with its COPIA / COPY mark.
+    facts = models.JSONField(_("facts printed"), default=dict, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["hit", "variant"], name="hitslip_unique_variant")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hit", "variant"],
+                condition=models.Q(part__isnull=True),
+                name="hitslip_unique_variant",
+            ),
+            models.UniqueConstraint(
+                fields=["part", "variant"],
+                condition=models.Q(part__isnull=False),
+                name="hitslip_unique_part_variant",
+            ),
+        ]
         verbose_name = _("jackpot slip")
         verbose_name_plural = _("jackpot slips")
 
     def __str__(self) -> str:
         return f"{self.hit_id} {self.variant}"
+
+
+class SlipReprint(AppendOnlyModel):
+    """A slip printed again: who and when, and its copy number (the original is copy 0)."""
+
+    slip = models.ForeignKey(
+        HitSlip, on_delete=models.PROTECT, related_name="reprints", verbose_name=_("slip")
+    )
+    copy = models.PositiveIntegerField(_("copy number"))
+    printed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("printed by")
+    )
+    printed_at = models.DateTimeField(_("printed at"), auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["slip", "copy"], name="slipreprint_unique_copy")]
+        verbose_name = _("slip reprint")
+        verbose_name_plural = _("slip reprints")
+
+    def __str__(self) -> str:
+        return f"{self.slip} copy {self.copy}"
 
 
 class DayClose(AppendOnlyModel):

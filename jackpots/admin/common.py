@@ -12,6 +12,7 @@ PAY_HIT = "floor.pay_hit"
 VOID_HIT = "floor.void_hit"
 CHANGE_LEVEL_PARAMETERS = "floor.change_level_parameters"
 SEE_MYSTERY_TRIGGER = "floor.see_mystery_trigger"
+SEE_WINNER_IDENTITY = "floor.see_winner_identity"
 CHANGE_SAS_MAP = "floor.change_sas_map"
 
 

@@ -24,6 +24,7 @@ from common.money import cents_eur_grouped
 from jackpots.admin.common import (
     PAY_HIT,
     SEE_MYSTERY_TRIGGER,
+    SEE_WINNER_IDENTITY,
     VERIFY_HIT,
     VOID_HIT,
     ReadOnlyAdmin,
@@ -64,6 +65,7 @@ class OpenFilter(admin.SimpleListFilter):
 class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     list_display = [
         "id",
+        "ref",
         "number",
         "at",
         "late",
@@ -86,13 +88,14 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "paid_by",
         "paid_by_table",
     ]
-    search_fields = ["machine__asset_number", "level__name", "level__progressive__name"]
+    search_fields = ["ref", "machine__asset_number", "level__name", "level__progressive__name"]
     ordering = ["-at", "-id"]
     date_hierarchy = "at"
     actions = ["verify_selected", "pay_selected", "void_selected"]
     list_per_page = 50
     fields = [
         "id",
+        "ref",
         "state",
         "kind",
         "number",
@@ -162,6 +165,13 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Hit | None = None) -> list[str]:
         # The level as it stood before the hit holds the mystery trigger (rule 9): auditors only.
         extra = ["before"] if request.user.has_perm(SEE_MYSTERY_TRIGGER) else []
+        if request.user.has_perm(SEE_WINNER_IDENTITY):  # auditors only
+            extra += [
+                "winner_name",
+                "winner_document_type",
+                "winner_document_number",
+                "winner_document_country",
+            ]
         return [*self.fields, *extra]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Hit | None = None) -> list[str]:

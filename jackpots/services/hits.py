@@ -24,9 +24,10 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, Min, Q, QuerySet
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
+from floor.models import Venue
 from jackpots import publish
 from jackpots.models import (
     Hit,
@@ -37,10 +38,10 @@ from jackpots.models import (
     LevelChange,
     ProgressiveMachine,
     Table,
-    TableKey,
 )
 from jackpots.services import core
 from jackpots.services.errors import EngineError
+from jackpots.services.hit_numbers import hit_label, hit_ref_assign
 from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import (
     ledger_entry,
@@ -53,6 +54,7 @@ from jackpots.services.levels import (
 )
 from jackpots.services.machine_split import machine_parts_insert, void_parts, wagers_since
 from jackpots.services.parameters import parameters_set, staged_changes_apply
+from jackpots.services.winners import Winner, winner_record
 from slots.models import MachineAlert, MachineEvent, SlotMachine
 
 logger = logging.getLogger(__name__)
@@ -200,6 +202,7 @@ def award_record_locked(
     reported_paid: str = "",
     reference: str = "",
     play: Play | None = None,
+    venue: Venue | None = None,
 ) -> Recorded:
     """Records a win on a level the caller has locked; the caller saves ``state`` on the level.
 
@@ -207,7 +210,9 @@ def award_record_locked(
     parameter changes take effect at that reset (rule 4) and a mystery level draws its next trigger.
     ``play``: the triggering event's place in the order of play (engine hits), recorded on the hit.
     ``machine_paid_cents``: the machine credited the win itself (its report's ``paid_amount``): the hit is
-    recorded paid by the machine and the level pays out no more than that (``core.award``)."""
+    recorded paid by the machine and the level pays out no more than that (``core.award``).
+    ``venue``: where a machine-less hit (a table prize) was won, for its hit number; a machine's hit is
+    numbered in its machine's venue."""
     params = level_params(level)
     before = snapshot(params, state)
     next_params = params
@@ -237,6 +242,10 @@ def award_record_locked(
         before=before,
         play=play,
     )
+    if venue is None and machine_id is not None:
+        venue = Venue.objects.filter(rooms__machines__id=machine_id).first()
+    for hit in hits:
+        hit_ref_assign(hit, venue)
     if machine_paid_cents is not None:
         _paid_by_machine(hits[0], machine_paid_cents)
     entries = []
@@ -401,8 +410,9 @@ def level_hit(level_id: int, *, machine_id: int | None = None, at: datetime | No
 
 
 def _threshold_cents(hit: Hit) -> int:
-    """The two-person threshold of the venue where the hit happened: the machine's, or for a table prize
-    the table's (a prize shared by tables of several venues takes the lowest of their thresholds)."""
+    """The two-person threshold of the venue where the hit happened: the machine's, or for a table's fixed
+    prize the table's. (A shared percentage prize is verified part by part, each at its own venue's
+    threshold: ``jackpots.tables.services.parts``.)"""
     if hit.machine_id is not None:
         return hit.machine.room.venue.handpay_threshold_cents
     if hit.kind == HitKind.TABLE:
@@ -422,57 +432,101 @@ def hit_verify(hit: Hit, user) -> Hit:
     the first is ``verified_by``, the second ``second_verified_by``; only then is the hit verified."""
     with transaction.atomic():
         hit = _hit_lock(hit)
+        if hasattr(hit, "prize_share"):
+            raise EngineError(
+                "pay_the_parts",
+                _("%(hit)s is a shared prize: verify each winner's part on its own row.")
+                % {"hit": hit_label(hit)},
+            )
         if hit.state != Hit.State.HIT:
             raise EngineError(
                 "hit_not_open",
                 _("Hit %(hit)s is %(state)s; only an open hit can be verified.")
-                % {"hit": hit.pk, "state": hit.get_state_display().lower()},
+                % {"hit": hit_label(hit), "state": hit.get_state_display().lower()},
             )
-        now = timezone.now()
-        two_people = hit.amount_cents >= _threshold_cents(hit)
-        if hit.verified_by_id is None:
-            hit.verified_by, hit.verified_at = user, now
-            if not two_people:
-                hit.state = Hit.State.VERIFIED
-        elif hit.verified_by_id == user.pk:
-            raise EngineError(
-                "second_verifier_required",
-                _("This hit is at or above the two-person threshold: a different person must verify it too."),
-            )
-        else:
-            hit.second_verified_by, hit.second_verified_at = user, now
-            hit.state = Hit.State.VERIFIED
-        hit.save(
-            update_fields=["verified_by", "verified_at", "second_verified_by", "second_verified_at", "state"]
-        )
+        verification_record(hit, user, two_people=hit.amount_cents >= _threshold_cents(hit))
     return hit
 
 
-def hit_pay(hit: Hit, user) -> Hit:
+def verification_record(record: Hit, user, *, two_people: bool) -> None:
+    """One person's verification of a locked hit or prize part (their fields and "verified" state are the
+    same): the first is ``verified_by``, at or above the threshold a different second person
+    ``second_verified_by``; only then is it verified."""
+    now = timezone.now()
+    if record.verified_by_id is None:
+        record.verified_by, record.verified_at = user, now
+        if not two_people:
+            record.state = Hit.State.VERIFIED
+    elif record.verified_by_id == user.pk:
+        raise EngineError(
+            "second_verifier_required",
+            _("This hit is at or above the two-person threshold: a different person must verify it too."),
+        )
+    else:
+        record.second_verified_by, record.second_verified_at = user, now
+        record.state = Hit.State.VERIFIED
+    record.save(
+        update_fields=["verified_by", "verified_at", "second_verified_by", "second_verified_at", "state"]
+    )
+
+
+def paid_already(label: str, by: str, at: datetime) -> EngineError:
+    """The refusal of a second payment (e.g. the loser of two pays at once): who paid it and when."""
+    return EngineError(
+        "already_paid",
+        _("%(hit)s was paid by %(by)s at %(time)s.")
+        % {"hit": label, "by": by, "time": formats.time_format(timezone.localtime(at), "H:i")},
+    )
+
+
+def hit_payer(hit: Hit) -> str:
+    """Who paid a paid hit, as people read it."""
+    if hit.paid_by_machine_id is not None:
+        return _("the machine %(machine)s") % {"machine": hit.paid_by_machine.asset_number}
+    if hit.paid_by_table_id is not None:
+        return _("table %(code)s") % {"code": hit.paid_by_table.code}
+    user = hit.paid_by
+    return (user.get_full_name() or user.get_username()) if user is not None else "?"
+
+
+def _hit_venue(hit: Hit) -> Venue | None:
+    if hit.machine_id is not None:
+        return hit.machine.room.venue
+    return Venue.objects.filter(tables__rounds__seat_rows__fixed_hit=hit).first()
+
+
+def hit_pay(hit: Hit, user, winner: Winner | None = None) -> Hit:
+    """The floor pays a verified hit, once: a second pay (two at once included: the hit's row is locked)
+    is refused naming who paid it and when. At or above the venue's identification threshold the
+    winner's name and identity document are required and recorded with the hit."""
     with transaction.atomic():
         hit = _hit_lock(hit)
+        if hit.state == Hit.State.PAID:
+            raise paid_already(hit_label(hit), hit_payer(hit), hit.paid_at)
+        if hasattr(hit, "prize_share"):
+            raise EngineError(
+                "pay_the_parts",
+                _("%(hit)s is a shared prize: pay each winner's part on its own row.")
+                % {"hit": hit_label(hit)},
+            )
         if hit.state != Hit.State.VERIFIED:
             raise EngineError(
                 "hit_not_verified",
                 _("Hit %(hit)s is %(state)s; it must be verified before paying.")
-                % {"hit": hit.pk, "state": hit.get_state_display().lower()},
+                % {"hit": hit_label(hit), "state": hit.get_state_display().lower()},
             )
+        venue = _hit_venue(hit)
+        fields = winner_record(
+            hit,
+            label=hit_label(hit),
+            cents=hit.payout_cents,
+            currency=venue.currency if venue is not None else "EUR",
+            venue=venue,
+            winner=winner,
+        )
         hit.state, hit.paid_by, hit.paid_at = Hit.State.PAID, user, timezone.now()
-        hit.save(update_fields=["state", "paid_by", "paid_at"])
+        hit.save(update_fields=["state", "paid_by", "paid_at", *fields])
         transaction.on_commit(lambda hit_id=hit.pk: publish.hit_paid(hit_id))
-    return hit
-
-
-def hit_pay_at_table(hit: Hit, table: Table, key: TableKey | None) -> Hit:
-    """A table prize under its venue's two-person threshold is paid at the table as the round is recorded
-    (the dealer pays each seat the part its round's answer gives); at or above it the hit stays open in the
-    hits queue and follows the two-person rule like a machine's handpay. The caller holds the level's lock
-    and has written the prize's seats (they give the threshold)."""
-    if hit.amount_cents >= _threshold_cents(hit):
-        return hit
-    hit.state, hit.paid_at = Hit.State.PAID, timezone.now()
-    hit.paid_by_table, hit.paid_by_key = table, key
-    hit.save(update_fields=["state", "paid_at", "paid_by_table", "paid_by_key"])
     return hit
 
 
@@ -550,7 +604,7 @@ def _void_step(locked: Locked, hit: Hit, user, reason: str) -> Written[_Voided]:
         raise EngineError(
             "hit_not_voidable",
             _("Hit %(hit)s is %(state)s; only an unpaid hit or one paid at the table can be voided.")
-            % {"hit": hit.pk, "state": hit.get_state_display().lower()},
+            % {"hit": hit_label(hit), "state": hit.get_state_display().lower()},
         )
     if not hits_took_from_level(hit):
         # A fixed prize the house pays: nothing to restore, and no later hit depends on it.

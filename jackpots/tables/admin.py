@@ -18,13 +18,14 @@ from django.utils.translation import gettext_lazy as _
 
 from common.admin_changelist import BoundedDateHierarchyMixin
 from common.admin_keys import keys_issue_response
-from jackpots.admin.common import ReadOnlyAdmin
+from jackpots.admin.common import SEE_WINNER_IDENTITY, ReadOnlyAdmin
 from jackpots.services.errors import EngineError
 from jackpots.tables.models import (
     ExchangeRate,
     PayLine,
     PayTable,
     PayTableChange,
+    PrizePart,
     Table,
     TableKey,
     TableRound,
@@ -33,6 +34,7 @@ from jackpots.tables.models import (
 from jackpots.tables.rules import Hand
 from jackpots.tables.services import table_key_issue
 from jackpots.tables.services.paytables import pay_table_change
+from jackpots.winner import WINNER_FIELDS
 from slots.admin import ActiveKeyFilter, CredentialAdmin
 
 
@@ -229,3 +231,52 @@ class TableRoundAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin
 
     def get_readonly_fields(self, request: HttpRequest, obj=None):
         return [f.name for f in self.model._meta.fields]
+
+
+@admin.register(PrizePart)
+class PrizePartAdmin(ReadOnlyAdmin, admin.ModelAdmin):
+    """Each winner's part of a shared prize and who paid it; paid and voided on the hits desk. The winner's
+    identification: auditors only."""
+
+    list_display = (
+        "id",
+        "hit_number",
+        "seat",
+        "amount_cents",
+        "currency",
+        "state",
+        "paid_by",
+        "paid_by_table",
+    )
+    list_filter = ("state", "seat__round__table")
+    search_fields = ("share__hit__ref", "seat__round__round_id")
+    list_select_related = ("share__hit", "seat__round", "paid_by", "paid_by_table")
+    fields = (
+        "share",
+        "seat",
+        "amount_cents",
+        "currency",
+        "state",
+        "verified_by",
+        "verified_at",
+        "second_verified_by",
+        "second_verified_at",
+        "paid_by",
+        "paid_by_table",
+        "paid_by_key",
+        "paid_at",
+        "void_requested_by",
+        "void_requested_at",
+        "void_reason",
+    )
+
+    @admin.display(description=_("hit number"), ordering="share__hit__ref")
+    def hit_number(self, part: PrizePart) -> str:
+        return part.share.hit.ref or ""
+
+    def get_fields(self, request: HttpRequest, obj: PrizePart | None = None) -> list[str]:
+        winner = list(WINNER_FIELDS) if request.user.has_perm(SEE_WINNER_IDENTITY) else []
+        return [*self.fields, *winner]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: PrizePart | None = None) -> list[str]:
+        return self.get_fields(request, obj)

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from jackpots.changelog import ChangeRecord
 from jackpots.tables.rules import Game, Hand
+from jackpots.winner import WinnerIdentity
 from slots.models import Credential
 
 
@@ -322,3 +323,104 @@ class TableSeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.round} seat {self.seat}"
+
+
+class PrizePart(WinnerIdentity, models.Model):
+    """One seat's part of a shared percentage prize (``PrizeShare``, one engine Hit): the record the money
+    leaves by. Each part is verified, paid and voided on its own, at the venue of its table and in that
+    venue's currency; the one-to-one with the seat means a part exists, and is paid, once. Under the
+    venue's two-person threshold the table pays it (``paid_by_table`` and ``paid_by_key``); at or above it
+    the floor does (``paid_by``, after two people verified it). Decided again whenever the prize is divided
+    again (a winner joins, a round is voided); a part already paid is never moved or paid again."""
+
+    class State(models.TextChoices):
+        OPEN = "open", _("To verify")
+        VERIFIED = "verified", _("Verified")
+        PAID = "paid", _("Paid")
+        VOIDED = "voided", _("Voided")
+
+    share = models.ForeignKey(
+        PrizeShare, on_delete=models.PROTECT, related_name="prize_parts", verbose_name=_("shared prize")
+    )
+    seat = models.OneToOneField(
+        TableSeat, on_delete=models.PROTECT, related_name="part", verbose_name=_("seat")
+    )
+    amount_cents = models.BigIntegerField(_("part (cents of the venue's currency)"), default=0)
+    currency = models.CharField(_("venue currency"), max_length=3)
+    state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.OPEN)
+    # The key that posted the seat's round: the payer with its table when the table pays the part.
+    key = models.ForeignKey(
+        TableKey, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("key")
+    )
+    verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("verified by"),
+    )
+    verified_at = models.DateTimeField(null=True, blank=True, verbose_name=_("verified at"))
+    second_verified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("second verifier"),
+    )
+    second_verified_at = models.DateTimeField(null=True, blank=True, verbose_name=_("second verification at"))
+    paid_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("paid by"),
+    )
+    paid_by_table = models.ForeignKey(
+        Table,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("paid at the table"),
+    )
+    paid_by_key = models.ForeignKey(
+        TableKey,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("paid with the table key"),
+    )
+    paid_at = models.DateTimeField(null=True, blank=True, verbose_name=_("paid at"))
+    # A part the floor pays is voided by two different people (its round's void follows the second).
+    void_requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("void asked by"),
+    )
+    void_requested_at = models.DateTimeField(null=True, blank=True, verbose_name=_("void asked at"))
+    void_reason = models.TextField(blank=True, verbose_name=_("void reason"))
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["share", "id"]
+        constraints = [
+            # Money leaves once: a paid part names exactly one payer, a person or a table with its key.
+            models.CheckConstraint(
+                condition=~models.Q(state="paid")
+                | models.Q(paid_by__isnull=False, paid_by_table__isnull=True)
+                | models.Q(paid_by__isnull=True, paid_by_table__isnull=False),
+                name="prize_part_one_payer",
+            )
+        ]
+        verbose_name = _("prize part")
+        verbose_name_plural = _("prize parts")
+
+    def __str__(self) -> str:
+        return f"{self.seat} part of {self.share}"

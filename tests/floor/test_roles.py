@@ -148,8 +148,9 @@ def test_role_permissions_follow_the_mapping() -> None:
         )
     }
     # Auditors alone see mystery triggers (rule 9).
-    assert auditor == every_view | {"floor.see_mystery_trigger"}
+    assert auditor == every_view | {"floor.see_mystery_trigger", "floor.see_winner_identity"}
     assert "floor.see_mystery_trigger" not in manager | attendant
+    assert "floor.see_winner_identity" not in manager | attendant
 
 
 def test_roles_apply_is_idempotent_and_restores_the_mapping() -> None:

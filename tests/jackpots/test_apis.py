@@ -43,11 +43,17 @@ def test_list_and_detail_follow_the_contract(linked):
                 "amount_eur": "1000.73",
                 "reset_eur": "1000.00",
                 "seq": level.seq,
-                "last_hit": {"at": at, "amount_eur": "1001.37", "machine": machines[0].asset_number},
+                "last_hit": {
+                    "at": at,
+                    "amount_eur": "1001.37",
+                    "machine": machines[0].asset_number,
+                    "hit_number": hit.ref,
+                },
             }
         ],
     }
     assert hit.discrepancy_cents == 0
+    assert hit.ref == f"NOG-{timezone.localtime(hit.at).year}-00001"
     missing = client.get("/api/v1/jackpots/999999")
     assert (missing.status_code, missing.json()) == (
         404,

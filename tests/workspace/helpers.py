@@ -14,3 +14,12 @@ def hit_on(asset: str, reset_mc: int, name: str = "Grease Grand"):
     ProgressiveMachineFactory(progressive=progressive, machine=machine)
     level = level_seeded(progressive=progressive, reset_mc=reset_mc)
     return level_hit(level.pk, machine_id=machine.pk)
+
+
+# The winner's identification as the desk's pay form posts it (paying €2,000 or more needs it).
+WINNER_FORM = {
+    "winner_name": "Mario Rossi",
+    "document_type": "id_card",
+    "document_number": "CA12345AB",
+    "document_country": "it",
+}

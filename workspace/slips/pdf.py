@@ -8,8 +8,10 @@ from dataclasses import dataclass
 
 from fpdf import FPDF
 
-# (page width, page height, margin, body font size) in millimetres and points.
-_FORMATS = {"a5": (148.0, 210.0, 12.0, 11), "80mm": (80.0, 230.0, 4.0, 8.5)}
+# (page width, page height, margin, body font size) in millimetres and points. The roll's height is the
+# content's (``ROLL``): it is laid out once on a long strip to measure, then on a strip that fits.
+ROLL = "80mm"
+_FORMATS = {"a5": (148.0, 210.0, 12.0, 11), ROLL: (80.0, 1000.0, 4.0, 8.5)}
 
 
 @dataclass(frozen=True)
@@ -26,10 +28,14 @@ class SlipFacts:
     verifiers: list[str]
     payer: str
     paid_at: str
+    winner: str = ""  # name and identity document, where recorded
+    prize: str = ""  # a part's prize: its hit number and total
+    copy: str = ""  # a reprint's mark: COPIA / COPY n., who and when
 
 
-def _pdf(variant: str) -> tuple[FPDF, float, int]:
-    width, height, margin, size = _FORMATS[variant]
+def _pdf(variant: str, height: float | None = None) -> tuple[FPDF, float, int]:
+    width, default_height, margin, size = _FORMATS[variant]
+    height = height or default_height
     with warnings.catch_warnings():
         # fpdf2 warns that it corrected A5's dimensions in 2.8.5; we pass explicit millimetres anyway.
         warnings.simplefilter("ignore", UserWarning)
@@ -60,24 +66,44 @@ def _signature(pdf: FPDF, width: float, size: float, role: str, name: str) -> No
 
 
 def slip_pdf(facts: SlipFacts, variant: str) -> bytes:
-    pdf, width, size = _pdf(variant)
+    pdf, _width, _size = _pdf(variant)
+    _slip_write(pdf, facts, variant)
+    if variant == ROLL:  # a strip as long as its content
+        height = pdf.get_y() + pdf.b_margin + 1
+        pdf, _width, _size = _pdf(variant, height)
+        pdf.set_auto_page_break(False)  # measured: it fits
+        _slip_write(pdf, facts, variant)
+    return bytes(pdf.output())
+
+
+def _slip_write(pdf: FPDF, facts: SlipFacts, variant: str) -> None:
+    _width, _height, margin, size = _FORMATS[variant]
+    width = pdf.w - 2 * margin
     pdf.set_font("helvetica", "B", size * 1.4)
     pdf.multi_cell(width, size * 0.7, facts.venue, align="C", new_x="LMARGIN", new_y="NEXT")
     pdf.set_font("helvetica", "B", size * 1.1)
     pdf.multi_cell(
         width, size * 0.6, "Ricevuta jackpot / Jackpot slip", align="C", new_x="LMARGIN", new_y="NEXT"
     )
+    if facts.copy:
+        pdf.set_font("helvetica", "B", size * 1.1)
+        pdf.multi_cell(width, size * 0.6, facts.copy, align="C", border=1, new_x="LMARGIN", new_y="NEXT")
     pdf.ln(size * 0.4)
     _line(pdf, width, size, "Vincita n. / Hit number", facts.number)
     _line(pdf, width, size, "Data e ora / Time", facts.at)
     _line(pdf, width, size, "Macchina / Machine", f"{facts.machine} - {facts.location}")
     _line(pdf, width, size, "Livello / Level", facts.level)
+    if facts.prize:
+        _line(pdf, width, size, "Quota del premio / Part of the prize", facts.prize)
     _line(pdf, width, size * 1.5, "Importo / Amount", facts.amount)
-    _line(pdf, width, size, "In lettere", facts.words_it)
-    _line(pdf, width, size, "In words", facts.words_en)
+    if facts.words_it:
+        _line(pdf, width, size, "In lettere", facts.words_it)
+        _line(pdf, width, size, "In words", facts.words_en)
     _line(pdf, width, size, "Pagato il / Paid at", facts.paid_at)
+    if facts.winner:
+        _line(pdf, width, size, "Vincitore / Winner", facts.winner)
     for index, name in enumerate(facts.verifiers, start=1):
         _signature(pdf, width, size, f"Verificato da / Verified by ({index})", name)
     _signature(pdf, width, size, "Pagato da / Paid by", facts.payer)
-    _signature(pdf, width, size, "Vincitore / Winner", "")
-    return bytes(pdf.output())
+    if facts.winner:
+        _signature(pdf, width, size, "Firma del vincitore / Winner's signature", facts.winner.split(" - ")[0])

@@ -34,12 +34,22 @@ from django.utils import timezone
 from common.credentials import credential_issue
 from common.money import cents_eur
 from common.times import time_window
+from floor.models import Venue
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
-from jackpots.services.hits import award_record_locked, hit_pay_at_table
+from jackpots.services.hits import award_record_locked
 from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import ledger_entry, level_params, level_state
-from jackpots.tables.models import PayLine, PayTable, PrizeShare, Table, TableKey, TableRound, TableSeat
+from jackpots.tables.models import (
+    PayLine,
+    PayTable,
+    PrizePart,
+    PrizeShare,
+    Table,
+    TableKey,
+    TableRound,
+    TableSeat,
+)
 from jackpots.tables.round_input import BetRule, RoundError, RoundInput, round_parse
 from jackpots.tables.rules import (
     HAND_ORDER,
@@ -50,6 +60,7 @@ from jackpots.tables.rules import (
     split_by_weight,
 )
 from jackpots.tables.selectors import pay_lines, rate_find
+from jackpots.tables.services.parts import part_create, part_decide, parts_void, share_hit_settle
 from jackpots.tables.services.paytables import pay_table_staged_apply
 
 TABLE_KEY_KIND = "tbl"
@@ -93,13 +104,17 @@ def shares_resplit(share: PrizeShare, rate_of: dict[int, Decimal], *, answering:
         return
     parts = split_by_weight(share.prize_cents, [seat.share_weight for seat in seats])
     rounds: dict[int, TableRound] = {}
+    prize_parts = {p.seat_id: p for p in share.prize_parts.select_for_update()}
     for seat, part in zip(seats, parts, strict=True):
         seat.share_cents = part
         rate = rate_of.get(seat.round_id, seat.round.rate)
         seat.award_cents = convert_cents(part + seat.fixed_cents, Decimal(rate))
         seat.save(update_fields=["share_cents", "award_cents"])
+        part_decide(prize_parts.pop(seat.id), seat, rate)
         if seat.round_id != answering:
             rounds[seat.round_id] = seat.round
+    parts_void(list(prize_parts.values()))  # the seats of voided rounds
+    share_hit_settle(share)
     for round_ in rounds.values():
         round_.response = round_answer(round_)
         round_.save(update_fields=["response"])
@@ -143,8 +158,9 @@ def _seat_answer(seat: TableSeat, currency: str, pool_currency: str) -> dict:
     prize = seat.share if seat.share_id is not None and not seat.share.voided else None
     final_at = prize.closes_at.isoformat() if prize is not None else None
     # What the floor pays (two people verify), not the table: a prize at or above the threshold.
+    part = PrizePart.objects.filter(seat_id=seat.pk).only("paid_by_table_id").first() if prize else None
     handpay = (seat.fixed_hit_id is not None and seat.fixed_hit.state != Hit.State.VOIDED) or (
-        prize is not None and prize.hit.paid_by_table_id is None
+        prize is not None and (part is None or part.paid_by_table_id is None)  # its own part's payer
     )
     contribution_cents = seat.contribution_mc // core.MC_PER_CENT
     return {
@@ -285,9 +301,10 @@ def _round_write(posted: _Posted, level: Level) -> Written[_Recorded]:
     prizes.percent_award()
     prizes.fixed_award(rate.rate)
     TableSeat.objects.bulk_create(seats)
-    for hit in prizes.hits:  # the seats give the venue, and so the threshold
-        hit_pay_at_table(hit, table, posted.key)
-    for share in prizes.shares:
+    for seat in seats:
+        if seat.share is not None:
+            part_create(seat, posted.key)
+    for share in prizes.shares:  # each part's payer decided at its venue's threshold
         shares_resplit(share, {round_.id: rate.rate}, answering=round_.id)
     recorded = _Recorded(round_=round_, seats=seats, shares=prizes.shares)
     return Written({level.id: prizes.state}, entries + prizes.entries, prizes.hits, result=recorded)
@@ -400,6 +417,7 @@ class _Prizes:
             mode=mode,
             value=line.percent / 100,
             reference=self.reference,
+            venue=self.posted.table.venue,
         )
         self.state = recorded.state
         self.entries.extend(recorded.entries)
@@ -424,7 +442,9 @@ class _Prizes:
                 seat.fixed_cents = line.fixed_cents
                 if seat.fixed_cents >= threshold:
                     at, cents = self.posted.parsed.at, seat.fixed_cents
-                    seat.fixed_hit = _fixed_hit_record(self.level, self.state, at, cents, self.reference)
+                    seat.fixed_hit = _fixed_hit_record(
+                        self.level, self.state, at, cents, self.reference, venue=self.posted.table.venue
+                    )
             seat.award_cents = convert_cents(seat.fixed_cents, rate)
 
 
@@ -437,12 +457,21 @@ def _round_finish(recorded: _Recorded) -> dict:
     return round_.response
 
 
-def _fixed_hit_record(level: Level, state: core.State, at: datetime, cents: int, reference: str) -> Hit:
+def _fixed_hit_record(
+    level: Level, state: core.State, at: datetime, cents: int, reference: str, *, venue: Venue
+) -> Hit:
     """A fixed prize at or above the two-person threshold: a hit in the queue that moves nothing on the
     level (the house pays it). Recorded after the round's percentage prizes, so it never shares their
     value sequence (the engine's mark of the winners of one award)."""
     recorded = award_record_locked(
-        level, state, at=at, kind=HitKind.TABLE, mode=core.AwardMode.FIXED, value=cents, reference=reference
+        level,
+        state,
+        at=at,
+        kind=HitKind.TABLE,
+        mode=core.AwardMode.FIXED,
+        value=cents,
+        reference=reference,
+        venue=venue,
     )
     return recorded.hits[0]
 

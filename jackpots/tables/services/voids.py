@@ -18,6 +18,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
@@ -25,9 +26,10 @@ from jackpots.services.errors import EngineError
 from jackpots.services.hits import hit_void, hits_took_from_level
 from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import ledger_entry, levels_lock
-from jackpots.tables.models import PrizeShare, Table, TableRound, TableSeat
+from jackpots.tables.models import PrizePart, PrizeShare, Table, TableRound, TableSeat
 from jackpots.tables.round_input import RoundError
 from jackpots.tables.rules import convert_cents
+from jackpots.tables.services.parts import parts_void, share_floor_paid_refuse
 from jackpots.tables.services.rounds import round_answer, round_reference, shares_resplit
 
 
@@ -93,6 +95,13 @@ class _Voiding:
             )
         if round_.state == TableRound.State.VOIDED:
             return Written(result=_void_answer(round_))
+        if self.user is None and _carries_floor_prize(round_):
+            raise RoundError(
+                "void_needs_person",
+                f"Round {self.round_id} carries a prize at or above the two-person threshold: only people "
+                "in the workspace can void it, with a reason.",
+                status=409,
+            )
         later = Hit.objects.filter(level=level, number__gt=round_.hit_number).exclude(state=Hit.State.VOIDED)
         if hits_took_from_level(later):  # a later fixed prize never counted this round's bets
             raise RoundError(
@@ -131,6 +140,7 @@ class _Voiding:
             for seat in fixed.select_related("fixed_hit", "round"):
                 fixed_prize_void_locked(seat, self.user, reason)
             for share in shares:
+                share_floor_paid_refuse(share)
                 if share.seats.filter(round__state=TableRound.State.RECORDED).exists():
                     shares_resplit(share, {})
                     kept = True
@@ -172,10 +182,25 @@ class _Voiding:
         )
 
 
+def _carries_floor_prize(round_: TableRound) -> bool:
+    """Whether the round holds a prize at or above its venue's two-person threshold still standing: a part
+    the floor pays, or a fixed prize waiting for two people (issue 21, finding 9: a table key voided a round
+    carrying a €9,498.78 jackpot with no person named)."""
+    threshold = round_.table.venue.handpay_threshold_cents
+    seats = round_.seat_rows.all()
+    big_part = PrizePart.objects.filter(seat__in=seats, amount_cents__gte=threshold).exclude(
+        state=PrizePart.State.VOIDED
+    )
+    fixed = seats.filter(fixed_hit__isnull=False).exclude(fixed_hit__state=Hit.State.VOIDED)
+    return big_part.exists() or fixed.exists()
+
+
 def prize_void_locked(share: PrizeShare, user, reason: str) -> Hit:
     """Voids a table prize everywhere; the caller holds the level's lock. The engine refuses (EngineError)
     a hit the floor has paid or one a later hit depends on, and then nothing changes."""
+    share_floor_paid_refuse(share)
     hit = hit_void(share.hit, user, reason)
+    parts_void(list(share.prize_parts.all()))
     share.voided = True
     share.save(update_fields=["voided"])
     seats = list(share.seats.select_related("round__table"))
@@ -208,6 +233,13 @@ def table_hit_void(hit: Hit, user, reason: str) -> Hit:
         share = PrizeShare.objects.select_for_update().filter(hit=hit).first()
         seat = TableSeat.objects.select_for_update().select_related("round").filter(fixed_hit=hit).first()
         if hit.kind == HitKind.TABLE and share is not None:
+            floor_part = share.prize_parts.filter(state__in=[PrizePart.State.OPEN, PrizePart.State.VERIFIED])
+            if floor_part.exists():  # two people void a part the floor pays, on the desk
+                raise EngineError(
+                    "void_the_parts",
+                    _("%(hit)s is a shared prize: void a winner's part on its own row of the hits desk.")
+                    % {"hit": hit.ref},
+                )
             return prize_void_locked(share, user, reason)
         if hit.kind == HitKind.TABLE and seat is not None:
             return fixed_prize_void_locked(seat, user, reason)

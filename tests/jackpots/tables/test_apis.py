@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import orjson
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
+from django.utils import timezone
 
 from jackpots.models import Hit, LedgerEntry
-from jackpots.services import hit_pay, hit_verify, level_parameters_change, level_stopped_set
-from jackpots.tables.models import PrizeShare, TableKey, TableRound
+from jackpots.services import level_parameters_change, level_stopped_set
+from jackpots.services.winners import Winner
+from jackpots.tables.models import PrizePart, PrizeShare, TableKey, TableRound
+from jackpots.tables.round_input import RoundError
+from jackpots.tables.services import round_void
+from jackpots.tables.services.parts import part_pay, part_verify
 from tests.jackpots.tables.factories import assert_conserved, body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
@@ -255,14 +262,16 @@ def test_a_paid_prize_cannot_be_voided() -> None:
     t = tables_ready()
     t.post("NOG-CSP-1", body("PAID", [seat(1, "AS KS QS JS TS")]))
     users = [get_user_model().objects.create_user(username=name) for name in ("anna", "bruno")]
-    hit = Hit.objects.get()
-    hit_verify(hit, users[0])
-    hit_verify(hit, users[1])  # above the €1,200 threshold: two people
-    hit_pay(hit, users[0])
+    part = PrizePart.objects.get()
+    part_verify(part, users[0])
+    part_verify(part, users[1])  # above the €1,200 threshold: two people
+    PrizeShare.objects.update(closes_at=timezone.now() - timedelta(seconds=1))
+    part_pay(part, users[0], Winner("Mario Rossi", "passport", "YA1234567", "IT"))
     level = t.level("NOG-CSP-1")
     before = level_row(level)
-    response = t.void("NOG-CSP-1", "PAID")
-    assert (response.status_code, response.json()["error"]) == (409, "hit_not_voidable")
+    with pytest.raises(RoundError) as error:
+        round_void(t.table("NOG-CSP-1"), "PAID", reason="misdeal", user=users[1])
+    assert (error.value.status, error.value.code) == (409, "hit_not_voidable")
     assert level_row(level) == before
     assert TableRound.objects.get(round_id="PAID").state == "recorded"
 

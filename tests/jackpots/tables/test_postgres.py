@@ -75,3 +75,81 @@ def test_a_round_posted_twice_at_once_is_recorded_once() -> None:
     level = table.progressive.pay_table.level
     level.refresh_from_db()
     assert (level.current_mc, level.wagered_cents) == (RESET_MC + 70_000, 200)
+
+
+def test_two_pays_of_one_part_at_once_pay_it_once_and_the_loser_reads_who_paid() -> None:
+    """Issue 28's "Also": the loser of two concurrent pays read "Hit 1 is paid; it must be verified before
+    paying"; it now names the hit number, who paid and when (the part's row lock orders the two)."""
+    from datetime import timedelta
+
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from jackpots.services import EngineError
+    from jackpots.services.winners import Winner
+    from jackpots.tables.models import PrizePart, PrizeShare
+    from jackpots.tables.services.parts import part_pay, part_verify
+
+    tables_seed()
+    table = Table.objects.get(code="NOG-CSP-1")
+    round_record(table, body("R-1", [seat(3, "AS KS QS JS TS")]))
+    anna, bruno = (
+        get_user_model().objects.create_user(username=n, first_name=n.title()) for n in ("anna", "bruno")
+    )
+    part = part_verify(part_verify(PrizePart.objects.get(), anna), bruno)
+    PrizeShare.objects.update(closes_at=timezone.now() - timedelta(seconds=1))
+    winner = Winner("Mario Rossi", "passport", "YA1234567", "IT")
+    results = _at_once([lambda user=user: part_pay(part, user, winner) for user in (anna, bruno)])
+    paid = [r for r in results if isinstance(r, PrizePart)]
+    refused = [r for r in results if isinstance(r, EngineError)]
+    assert (len(paid), len(refused)) == (1, 1), results
+    winner_name = paid[0].paid_by.first_name
+    when = timezone.localtime(paid[0].paid_at).strftime("%H:%M")
+    number = Hit.objects.get().ref
+    assert refused[0].code == "already_paid"
+    assert refused[0].message == f"{number}, NOG-CSP-1 round R-1 seat 3 was paid by {winner_name} at {when}."
+    assert PrizePart.objects.get().paid_by == paid[0].paid_by
+
+
+def test_hits_recorded_at_once_on_two_levels_of_one_venue_take_different_numbers() -> None:
+    """The venue-year counter's row lock: two tables of one venue on two progressives, at once."""
+    tables_seed()
+    stud, holdem = Table.objects.get(code="NOG-CSP-1"), Table.objects.get(code="NOG-CHE-1")
+    calls = [
+        lambda: round_record(stud, body("S-1", [seat(1, "AS KS QS JS TS")])),
+        lambda: round_record(holdem, body("H-1", [seat(1, "9H 8H", 500)], community="7H 6H 5H 4H 3H")),
+    ]
+    results = _at_once(calls)
+    assert all(isinstance(r, tuple) for r in results), results
+    refs = sorted(Hit.objects.values_list("ref", flat=True))
+    year = refs[0].split("-")[1]
+    assert refs == [f"NOG-{year}-00001", f"NOG-{year}-00002"]
+
+
+def test_two_pays_of_one_hit_at_once_pay_it_once_and_the_loser_reads_its_number() -> None:
+    """Issue 28's "Also" on a hit (a €5,000 fixed prize at the tables): the loser read "Hit 1 is paid; it
+    must be verified before paying", with the level's count; now the hit number, who paid and when."""
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from jackpots.services import EngineError, hit_pay, hit_verify
+    from jackpots.services.winners import Winner
+
+    tables_seed()
+    holdem = Table.objects.get(code="NOG-CHE-1")
+    round_record(holdem, body("C-1", [seat(1, "3C 5C", bet=500)], community="2C 4C 6C 7C 9D"))
+    anna, bruno = (
+        get_user_model().objects.create_user(username=n, first_name=n.title()) for n in ("anna", "bruno")
+    )
+    hit = hit_verify(hit_verify(Hit.objects.get(), anna), bruno)
+    winner = Winner("Mario Rossi", "passport", "YA1234567", "IT")
+    results = _at_once([lambda user=user: hit_pay(hit, user, winner) for user in (anna, bruno)])
+    paid = [r for r in results if isinstance(r, Hit)]
+    refused = [r for r in results if isinstance(r, EngineError)]
+    assert (len(paid), len(refused)) == (1, 1), results
+    when = timezone.localtime(paid[0].paid_at).strftime("%H:%M")
+    assert hit.ref.startswith("NOG-") and hit.ref.endswith("-00001")
+    assert (refused[0].code, refused[0].message) == (
+        "already_paid",
+        f"{hit.ref} was paid by {paid[0].paid_by.first_name} at {when}.",
+    )

@@ -4,17 +4,23 @@ the hits queue for two people, like a machine's handpay. The liability report's 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from jackpots.models import Hit, Level, Progressive
 from jackpots.services import hit_pay, hit_verify, level_hit
-from jackpots.tables.models import TableKey
+from jackpots.services.winners import Winner
+from jackpots.tables.models import PrizePart, PrizeShare, TableKey
+from jackpots.tables.services.parts import part_pay, part_verify
 from tests.jackpots.tables.factories import assert_conserved, body, seat, tables_ready
 from workspace.reports.jackpots import jackpot_liability
 
 pytestmark = pytest.mark.django_db
 
+WINNER = Winner("Mario Rossi", "id_card", "CA12345AB", "IT")
 STRAIGHT_FLUSH = "9H 8H 7H 6H 5H"
 ROYAL_FLUSH = "AS KS QS JS TS"
 
@@ -47,13 +53,16 @@ def test_a_prize_at_or_above_the_threshold_waits_for_two_people_and_then_the_flo
     assert (hit.amount_cents, hit.state, hit.paid_by_table) == (1_000_035, Hit.State.HIT, None)
     assert _unpaid("Caribbean Stud Progressive") == 1_000_035
     anna, bruno = _people()
-    hit = hit_verify(hit, anna)
-    assert hit.state == Hit.State.HIT
-    hit = hit_verify(hit, bruno)
-    assert hit.state == Hit.State.VERIFIED
+    part = part_verify(PrizePart.objects.get(), anna)
+    assert part.state == PrizePart.State.OPEN
+    part = part_verify(part, bruno)
+    assert part.state == PrizePart.State.VERIFIED
     assert _unpaid("Caribbean Stud Progressive") == 1_000_035
-    hit = hit_pay(hit, bruno)
-    assert (hit.state, hit.paid_by, hit.paid_by_table) == (Hit.State.PAID, bruno, None)
+    PrizeShare.objects.update(closes_at=timezone.now() - timedelta(seconds=1))  # the window has closed
+    part = part_pay(part, bruno, WINNER)
+    assert (part.state, part.paid_by, part.paid_by_table) == (PrizePart.State.PAID, bruno, None)
+    hit.refresh_from_db()
+    assert (hit.state, hit.paid_by_table) == (Hit.State.PAID, None)
     assert _unpaid("Caribbean Stud Progressive") == 0
 
 
@@ -128,7 +137,7 @@ def test_a_fixed_prize_at_or_above_the_threshold_is_a_hit_waiting_for_two_people
     assert (level.current_mc, level.reserve_mc, level.total_won_cents) == (72_000, 18_000, 0)
     assert _unpaid("Jumbo 7 Jackpot") == 500_000
     anna, bruno = _people()
-    hit_pay(hit_verify(hit_verify(hit, anna), bruno), bruno)
+    hit_pay(hit_verify(hit_verify(hit, anna), bruno), bruno, WINNER)
     assert _unpaid("Jumbo 7 Jackpot") == 0
     assert_conserved(level)
 

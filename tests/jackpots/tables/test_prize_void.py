@@ -4,13 +4,18 @@ afterwards: their bets are refunded and the voided prize is never divided again.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from jackpots.audit import jackpots_audit
 from jackpots.models import Hit
-from jackpots.services import hit_pay, hit_verify, hit_void
-from jackpots.tables.models import PrizeShare, TableRound, TableSeat
+from jackpots.services import hit_void
+from jackpots.services.winners import Winner
+from jackpots.tables.models import PrizePart, PrizeShare, TableRound, TableSeat
+from jackpots.tables.services.parts import part_pay, part_verify
 from tests.jackpots.tables.factories import assert_conserved, at, body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
@@ -121,8 +126,9 @@ def test_voiding_the_only_round_of_a_prize_paid_at_the_table_voids_the_prize(cli
 def test_a_table_prize_the_floor_paid_is_not_voided_by_a_round_void(client, manager, manager2) -> None:
     t = tables_ready()
     t.post("NOG-CSP-1", body("R-1", [seat(1, "AS KS QS JS TS")]))
-    hit = Hit.objects.get()
-    hit_pay(hit_verify(hit_verify(hit, manager), manager2), manager)
+    part = part_verify(part_verify(PrizePart.objects.get(), manager), manager2)
+    PrizeShare.objects.update(closes_at=timezone.now() - timedelta(seconds=1))
+    part_pay(part, manager, Winner("Mario Rossi", "passport", "YA1234567", "IT"))
     answer = t.void("NOG-CSP-1", "R-1")
     assert (answer.status_code, answer.json()["error"]) == (409, "hit_not_voidable")
     assert TableRound.objects.get().state == TableRound.State.RECORDED
@@ -139,7 +145,7 @@ def test_the_audit_reports_a_voided_table_hit_whose_prize_stands() -> None:
     hit_void(hit, None, "malfunction")
     share = PrizeShare.objects.get()
     assert [str(d) for d in jackpots_audit()[1]] == [
-        f"level {hit.level_id}: shared prize {share.id}: its hit {hit.id} is voided, the prize or a seat's "
+        f"level {hit.level_id}: shared prize {share.id}: its hit {hit.ref} is voided, the prize or a seat's "
         "part stands"
     ]
 

@@ -9,6 +9,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db.models import Sum
 
 from floor.models import Venue
@@ -73,6 +74,7 @@ def deal(rng: random.Random, table: Table, seats: int) -> tuple[list[dict], list
 
 @pytest.mark.django_db
 def test_random_rounds_with_voids_leave_the_audit_clean() -> None:
+    manager = get_user_model().objects.create_user(username="floor-manager")  # big prizes need a person
     tables_seed()
     lugano = Venue.objects.create(code="LUG", name="Casinò Lugano", currency="CHF")
     jumbo = Table.objects.get(code="VEN-CHE-1").progressive
@@ -100,7 +102,7 @@ def test_random_rounds_with_voids_leave_the_audit_clean() -> None:
         if rng.random() < 0.08:
             victim_table, victim = rng.choice(recorded[-6:])
             try:
-                round_void(victim_table, victim, reason="random void")
+                round_void(victim_table, victim, reason="random void", user=manager)
                 outcomes["voided"] += 1
             except RoundError as error:
                 outcomes[error.code] += 1

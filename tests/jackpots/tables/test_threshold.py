@@ -9,7 +9,9 @@ from django.contrib.auth import get_user_model
 
 from floor.models import Venue
 from jackpots.models import Hit
-from jackpots.services import EngineError, hit_verify
+from jackpots.services import EngineError
+from jackpots.tables.models import PrizePart
+from jackpots.tables.services.parts import part_verify
 from tests.jackpots.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
@@ -35,13 +37,13 @@ def test_a_table_prize_at_its_venues_threshold_needs_two_people() -> None:
     assert hit.amount_cents == 100_003 < settings.HANDPAY_THRESHOLD_CENTS
     assert hit.state == Hit.State.HIT
     anna, bruno = _people()
-    hit = hit_verify(hit, anna)
-    assert (hit.state, hit.verified_by, hit.second_verified_by) == (Hit.State.HIT, anna, None)
+    part = part_verify(PrizePart.objects.get(), anna)
+    assert (part.state, part.verified_by, part.second_verified_by) == (PrizePart.State.OPEN, anna, None)
     with pytest.raises(EngineError) as error:
-        hit_verify(hit, anna)
+        part_verify(part, anna)
     assert error.value.code == "second_verifier_required"
-    hit = hit_verify(hit, bruno)
-    assert (hit.state, hit.second_verified_by) == (Hit.State.VERIFIED, bruno)
+    part = part_verify(part, bruno)
+    assert (part.state, part.second_verified_by) == (PrizePart.State.VERIFIED, bruno)
 
 
 def test_a_table_prize_just_below_its_venues_threshold_is_paid_at_the_table() -> None:
@@ -49,6 +51,12 @@ def test_a_table_prize_just_below_its_venues_threshold_is_paid_at_the_table() ->
     # The whole pool, €10,000.35: above the €1,200 default, which would ask for two people.
     assert hit.amount_cents == 1_000_035 > settings.HANDPAY_THRESHOLD_CENTS
     assert (hit.state, hit.paid_by_table.code, hit.verified_by) == (Hit.State.PAID, "NOG-CSP-1", None)
+    part = PrizePart.objects.get()
+    assert (part.state, part.paid_by_table.code, part.amount_cents) == (
+        PrizePart.State.PAID,
+        "NOG-CSP-1",
+        1_000_035,
+    )
     with pytest.raises(EngineError) as error:
-        hit_verify(hit, _people()[0])
-    assert error.value.code == "hit_not_open"
+        part_verify(part, _people()[0])
+    assert error.value.code == "already_paid"

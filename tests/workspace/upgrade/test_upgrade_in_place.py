@@ -22,7 +22,7 @@ from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
 from jackpots.models import Hit, LedgerEntry, Level
-from jackpots.tables.models import TableKey, TableRound, TableSeat
+from jackpots.tables.models import PrizeShare, TableKey, TableRound, TableSeat
 from slots.models import GatewayKey, MachineEvent, MachineKey
 from workspace.models import MachineHourStat, ReportRefreshState
 
@@ -104,6 +104,17 @@ def test_the_database_before_the_house_upgrades_in_place():
     assert sum(Level.objects.values_list("current_mc", flat=True)) == _money(
         rows, "jackpots.level", "current_mc"
     )
+    # Hits numbered per venue and business year in the order they were won (issue 21, finding 7); every
+    # seat of a shared prize has its part, in its venue's currency, summing to the prize.
+    hits = list(Hit.objects.order_by("at", "id"))
+    assert all(hit.ref for hit in hits) and len({hit.ref for hit in hits}) == 3
+    for code in {hit.ref.split("-")[0] for hit in hits}:
+        numbers = [int(hit.ref.rsplit("-", 1)[1]) for hit in hits if hit.ref.startswith(code)]
+        assert numbers == list(range(1, len(numbers) + 1))
+    for share in PrizeShare.objects.filter(voided=False):
+        assert share.prize_parts.count() == share.seats.count()
+        if {seat.round.rate for seat in share.seats.all()} == {1}:
+            assert sum(part.amount_cents for part in share.prize_parts.all()) == share.prize_cents
     paid = Hit.objects.get(state=Hit.State.PAID, kind="machine")
     assert (paid.verified_by.username, paid.second_verified_by.username, paid.paid_by.username) == (
         "first",
