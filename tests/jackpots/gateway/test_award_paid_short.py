@@ -10,14 +10,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from common.money import cents_eur_grouped
 from jackpots.gateway.services import GatewayRefused, award_result_record
 from jackpots.models import Hit, SasAward
 from jackpots.services import hit_pay, hit_verify
 from slots.models import MachineAlert
 from tests.jackpots.gateway.helpers import Floor, mystery_hit
 from workspace.desk.selectors import desk_hits
-from workspace.slips.services import _facts
+from workspace.slips.services import _hit_facts
 
 pytestmark = pytest.mark.django_db
 
@@ -76,8 +75,8 @@ def test_an_award_paid_one_cent_leaves_the_rest_on_the_desk_with_an_alert(floor_
     )
     assert _desk(floor_db) == []
     # The attendant's slip is for the attendants' part, paid by the attendant.
-    facts = _facts(Hit.objects.get(pk=hit.pk))
-    assert (facts.amount, facts.payer) == (f"€ {cents_eur_grouped(76_376)}", "attendant")
+    facts = _hit_facts(Hit.objects.get(pk=hit.pk))
+    assert (facts.amount, facts.payer) == ("€\u00a0763,76", "attendant")  # the slip speaks Italian
 
 
 def test_an_award_paid_nothing_leaves_it_all_on_the_desk_with_an_alert(floor_db: Floor):
