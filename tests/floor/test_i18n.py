@@ -229,7 +229,7 @@ def test_hit_actions_and_engine_refusals_reach_staff_in_italian(client: Client, 
 
     assert [str(m) for m in verified.context["messages"]] == [f"{floor}: Verificata"]
     assert [str(m) for m in again.context["messages"]] == [
-        f"{floor}: La vincita {floor.pk} è nello stato «verificata»: si può verificare solo una vincita "
+        f"{floor}: La vincita {floor.ref} è nello stato «verificata»: si può verificare solo una vincita "
         "aperta. (hit_not_open)"
     ]
 
