@@ -345,7 +345,7 @@ class OfflinePeriod(models.Model):
     """A time a machine was out of play: from when the beat marked it offline (silent past
     MACHINE_OFFLINE_AFTER_SECONDS) until the server heard it again (``ended_at``, the first accepted event's
     arrival; open while it is still silent). Its games dated inside do not count towards any level and it
-    cannot win a linked level then (docs/paymachine.md "Offline means out of play")."""
+    cannot win a linked level then (docs/payments.md "Offline means out of play")."""
 
     machine = models.ForeignKey(
         SlotMachine, on_delete=models.CASCADE, related_name="offline_periods", verbose_name=_("machine")

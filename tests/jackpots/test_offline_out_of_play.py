@@ -1,7 +1,7 @@
 """Offline means out of play (issue 21, finding 6: a game dated 120 s earlier, played while NOG-0004 was
 marked offline, still contributed, and going offline raised no alert).
 
-The rule (docs/paymachine.md): from the moment the beat marks a machine offline until the server hears it
+The rule (docs/payments.md): from the moment the beat marks a machine offline until the server hears it
 again, the machine is out of play. Its games dated inside that period count towards no level; its jackpot
 reports dated inside are refused (``machine_offline``); its games dated before the mark (late deliveries)
 and after it is heard again count. Going offline and coming back each raise a floor alert with its time."""
