@@ -92,7 +92,8 @@ def test_a_flood_with_the_gateway_key_leaves_the_gateway_and_signs_alone(dockerf
     screen.progressives.add(floor.progressive)
     screen_token = screen_token_issue(screen)
     base = dockerfile_server.replace("http://", "ws://")
-    figures = asyncio.run(_scenario(base, floor.token, screen_token, flood))
+    # Bounded: before the limits the flood's sockets all stayed open and the run never ended.
+    figures = asyncio.run(asyncio.wait_for(_scenario(base, floor.token, screen_token, flood), timeout=90))
     with capsys.disabled():
         print(f"\nflood {flood}: {figures}")
     assert figures["outcomes"] == {"4409": flood}
