@@ -13,11 +13,13 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set u
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from common.socket_limits import HandshakeLimit  # noqa: E402
+from config.lifespan import Lifespan  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": HandshakeLimit(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "lifespan": Lifespan(),
     }
 )

@@ -155,6 +155,13 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 # Without Redis there is no worker: tasks run in-process, after the commit that enqueued them.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=not USING_REDIS)
+# The embedded default's floor ticker inside the ASGI server (config/lifespan.py), where the signs listen
+# to the in-memory channel layer; `make run` turns it on. With Redis, beat does the ticker's work.
+FLOOR_TICKER_IN_SERVER = env_bool("FLOOR_TICKER_IN_SERVER", False)
+if FLOOR_TICKER_IN_SERVER and USING_REDIS:
+    raise ImproperlyConfigured(
+        "FLOOR_TICKER_IN_SERVER is for the embedded default: with REDIS_URL, beat runs."
+    )
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
 from datetime import timedelta
 
+from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
 logger = logging.getLogger(__name__)
@@ -38,23 +40,44 @@ def beat_jobs_run_due(
     return ran
 
 
-def beat_jobs_loop(ticks: int | None = None, tick_seconds: float = 1.0) -> int:
-    """Runs Celery beat's schedule in this process, calling each task in-process; returns ticks done."""
+def _beat_app():
     from celery import current_app as app  # config.celery, the project's app (config imports workspace)
 
     app.loader.import_default_modules()  # registers every app's tasks by name
+    return app
 
-    def run(task_name: str) -> object:
-        return app.tasks[task_name]()
 
+def _beat_tick(app, last_run: dict[str, float]) -> None:
+    close_old_connections()  # a long-lived process must survive a database restart
+    beat_jobs_run_due(app.conf.beat_schedule, last_run, time.monotonic(), lambda name: app.tasks[name]())
+
+
+def beat_jobs_loop(ticks: int | None = None, tick_seconds: float = 1.0) -> int:
+    """Runs Celery beat's schedule in this process, calling each task in-process; returns ticks done."""
+    app = _beat_app()
     last_run: dict[str, float] = {}
     done = 0
     while ticks is None or done < ticks:
         started = time.monotonic()
-        close_old_connections()  # a long-lived process must survive a database restart
-        beat_jobs_run_due(app.conf.beat_schedule, last_run, started, run)
+        _beat_tick(app, last_run)
         done += 1
         if ticks is not None and done >= ticks:
             break
         time.sleep(max(0.0, tick_seconds - (time.monotonic() - started)))
     return done
+
+
+async def beat_jobs_serve(tick_seconds: float = 1.0) -> None:
+    """The same ticker inside the ASGI server's event loop (the embedded default, ``config.asgi``).
+
+    On the embedded default the channel layer lives in one process's memory: a ticker in a process of its
+    own applied the floor's events and published the new amounts to a layer no sign listened to, so the
+    signs froze on a quiet floor. Here each tick's jobs run in a worker thread through ``sync_to_async``,
+    and what they publish (``async_to_sync`` inside) comes back to this loop, to the signs' layer."""
+    app = await sync_to_async(_beat_app, thread_sensitive=False)()
+    last_run: dict[str, float] = {}
+    tick = sync_to_async(_beat_tick, thread_sensitive=False)
+    while True:
+        started = time.monotonic()
+        await tick(app, last_run)
+        await asyncio.sleep(max(0.0, tick_seconds - (time.monotonic() - started)))
