@@ -310,6 +310,10 @@ SPECTACULAR_SETTINGS = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024, minimum=1024)
 # A machine silent this long is offline and out of the progressives (G2S noProgInfo default, 30 s).
 MACHINE_OFFLINE_AFTER_SECONDS = env_int("MACHINE_OFFLINE_AFTER_SECONDS", 30, minimum=1)
+# A machine heard again is back in play from this many seconds before its event arrived: the event that
+# brings it back (a game just played) is dated a moment before it reaches the server and must count;
+# games held for longer (a link that was down) stay out of play (docs/payments.md).
+MACHINE_BACK_GRACE_SECONDS = env_int("MACHINE_BACK_GRACE_SECONDS", 10, minimum=0)
 # The window of an event's or a table round's `at` (common.times): how far into the future it may be
 # (clock drift) and how old (a gateway forwards what it buffered during an outage; a week covers a long
 # one). Outside it the event (at_in_future, at_too_old) or the round is refused.

@@ -145,18 +145,19 @@ def offline_periods_close(first_seqs: dict[int, int], now: datetime) -> None:
     periods = list(OfflinePeriod.objects.filter(machine_id__in=list(first_seqs), ended_at__isnull=True))
     if not periods:
         return
+    back_from = now - timedelta(seconds=settings.MACHINE_BACK_GRACE_SECONDS)  # the event's own moment
     for period in periods:
-        period.ended_at, period.ended_seq = now, first_seqs[period.machine_id]
+        period.ended_at, period.ended_seq = max(period.started_at, back_from), first_seqs[period.machine_id]
     OfflinePeriod.objects.bulk_update(periods, ["ended_at", "ended_seq"])
     MachineAlert.objects.bulk_create(
         MachineAlert(
             machine_id=period.machine_id,
             kind=MachineAlert.Kind.MACHINE_BACK,
             seq=period.ended_seq,
-            at=now,
+            at=period.ended_at,
             detail=f"Heard again at {now.isoformat()} (seq {period.ended_seq}), offline since "
-            f"{period.started_at.isoformat()}.",
-            payload={"offline_at": period.started_at.isoformat(), "back_at": now.isoformat()},
+            f"{period.started_at.isoformat()}; in play from {period.ended_at.isoformat()}.",
+            payload={"offline_at": period.started_at.isoformat(), "back_at": period.ended_at.isoformat()},
         )
         for period in periods
     )

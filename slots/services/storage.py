@@ -16,6 +16,7 @@ from operator import or_
 
 import orjson
 import psycopg
+from django.conf import settings
 from django.db import connection
 from django.db.models import Q
 
@@ -55,7 +56,8 @@ _INSERT_AND_TOUCH = (
     "last_game_at = GREATEST(m.last_game_at, seen.game_at), "
     "status = CASE WHEN m.status = 'offline' THEN 'in_service' ELSE m.status END "
     "FROM seen WHERE m.id = seen.machine_id RETURNING m.id), "
-    "back AS (UPDATE slots_offlineperiod AS o SET ended_at = now(), ended_seq = seen.first_seq "
+    "back AS (UPDATE slots_offlineperiod AS o SET ended_at = GREATEST(o.started_at, now() - "
+    f"interval '{int(settings.MACHINE_BACK_GRACE_SECONDS)} seconds'), ended_seq = seen.first_seq "
     "FROM seen WHERE o.machine_id = seen.machine_id AND o.ended_at IS NULL "
     "RETURNING o.machine_id, o.started_at, o.ended_at, o.ended_seq), "
     "alerted AS (INSERT INTO slots_machinealert (machine_id, kind, seq, at, detail, payload) "
