@@ -63,8 +63,8 @@ class OpenFilter(admin.SimpleListFilter):
 
 @admin.register(Hit)
 class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
+    # The hit number people read aloud (NOG-2026-00123) leads; the database id is only in the address.
     list_display = [
-        "id",
         "ref",
         "number",
         "at",

@@ -1,7 +1,8 @@
-"""The hits desk in headless Chromium at 1440x900 with a shared table prize (issue 21): two rows, one per
-winner's part, each with its table, round, seat and part of the prize; paying one at or above the €2,000
-identification threshold asks for the winner's ID, refuses without it and pays with it. No sideways
-overflow, no console error, no request to another host."""
+"""The hits desk in headless Chromium at 1440x900 with a shared table prize: two rows, one per winner's
+part, each with its table, round, seat and part of the prize; paying one at or above the €2,000
+identification threshold asks for the winner's ID, refuses without it and pays with it; a win the machine
+credited itself is never a row to pay (only a closed one, paid by the machine). No sideways overflow, no
+console error, no request to another host."""
 
 from __future__ import annotations
 
@@ -14,11 +15,15 @@ from playwright.sync_api import expect
 from pypdf import PdfReader
 
 from jackpots.models import Hit
+from jackpots.services import contributions_apply
+from jackpots.services.levels import level_create
 from jackpots.tables.models import PrizePart, PrizeShare, Table
 from jackpots.tables.seed import tables_seed
 from jackpots.tables.services import round_record
 from jackpots.tables.services.parts import part_verify
 from tests.browser import ARTIFACTS
+from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
+from tests.jackpots.helpers import GRAND, progressive_with_machines
 from tests.jackpots.tables.factories import body, seat
 from tests.workspace.test_desk_browser import Watched, chromium, fits, log_in, manager
 
@@ -39,11 +44,24 @@ def _shared_prize() -> tuple[PrizePart, PrizePart]:
     return first, second
 
 
+def _machine_paid_hit() -> Hit:
+    """A Ca' Noghera machine's jackpot the machine credited itself (SAS exception 54): €1,000.00 paid."""
+    progressive, machines = progressive_with_machines(1, name="Credit Vault")
+    level = level_create(progressive, name="Grand", position=1, params=GRAND)
+    GameEventFactory(machine=machines[0], wager_cents=450)
+    payload = {"level": level.id, "amount": 100_000, "paid": "machine", "paid_amount": 100_000}
+    JackpotEventFactory(machine=machines[0], level_id=level.id, amount_cents=100_000, payload=payload)
+    contributions_apply()
+    return Hit.objects.select_related("machine").get(level=level)
+
+
 def test_the_desk_pays_a_shared_prize_part_by_part_with_the_winners_id(live_server) -> None:
     giulia, marco = manager("giulia", "Giulia", "Rossi"), manager("marco", "Marco", "Bianchi")
     first, second = _shared_prize()
+    credited = _machine_paid_hit()
+    asset = credited.machine.asset_number
     part_verify(part_verify(first, giulia), marco)
-    number = Hit.objects.get().ref
+    number = Hit.objects.exclude(pk=credited.pk).get().ref
     with chromium() as browser:
         watched = Watched(browser, live_server.url, (1440, 900))
         page = watched.page
@@ -58,6 +76,9 @@ def test_the_desk_pays_a_shared_prize_part_by_part_with_the_winners_id(live_serv
             expect(row).to_contain_text(where)
             expect(row).to_contain_text(amount)
             expect(row).to_contain_text("part of the prize of €\u00a010,000.35")
+        # The machine paid its own win: nothing to pay on the desk, a closed row naming the machine.
+        expect(page.locator(f"#hit-{credited.pk}")).to_have_count(0)
+        expect(page.locator(f"#closed-{credited.pk}")).to_contain_text(f"the machine {asset} (credits)")
         fits(page)
         page.screenshot(path=str(ARTIFACTS / "desk-shared-prize-1440.png"), full_page=True)
         page.locator(f"#part-{first.pk} a", has_text="Pay").click()
