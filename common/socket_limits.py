@@ -49,6 +49,15 @@ async def socket_claim_release(kind: str, secret: str, owner: str) -> None:
         await _delete(name)
 
 
+async def socket_slot_claim(kind: str, secret: str, owner: str, slots: int, seconds: float) -> int | None:
+    """Claims one of ``slots`` live connections of ``secret`` (each a claim as above); the slot's number,
+    or None when every slot is held."""
+    for slot in range(slots):
+        if await socket_claim(f"{kind}{slot}", secret, owner, seconds):
+            return slot
+    return None
+
+
 async def handshake_allowed(address: str) -> bool:
     """At most WEBSOCKET_HANDSHAKES_PER_SECOND handshakes from one client address in one second."""
     name = f"socket:handshakes:{address}:{int(time.time())}"

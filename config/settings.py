@@ -380,6 +380,9 @@ if not Decimal("0.01") <= GATEWAY_HEARTBEAT_SECONDS <= Decimal("5"):
 # Websocket handshakes one client address may make in one second (common.socket_limits): a venue's signs
 # opening at once behind one address fit; a flood does not reach the consumers.
 WEBSOCKET_HANDSHAKES_PER_SECOND = env_int("WEBSOCKET_HANDSHAKES_PER_SECOND", 60, minimum=1)
+# Live sign connections one screen token may hold at once (a screen, its reconnects and a preview or two):
+# a leaked token cannot open hundreds and starve the real signs. One more is closed with 4429.
+SIGNAGE_CONNECTIONS_PER_SCREEN = env_int("SIGNAGE_CONNECTIONS_PER_SCREEN", 10, minimum=1)
 # How often each server process re-evaluates the link state of the progressives its signs show.
 SIGNAGE_LINK_CHECK_SECONDS = env_decimal("SIGNAGE_LINK_CHECK_SECONDS", "2")
 if SIGNAGE_LINK_CHECK_SECONDS <= 0:

@@ -20,6 +20,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from common.origins import websocket_origin_allowed
+from common.socket_limits import socket_claim_release, socket_claim_renew, socket_slot_claim
 from jackpots.signage.currency import ScreenContent
 from jackpots.signage.hub import frame_head, frame_text, hub_join, hub_leave
 from jackpots.signage.links import link_watcher
@@ -29,6 +30,7 @@ from jackpots.signage.services import screen_presence_connected, screen_presence
 from jackpots.signage.snapshots import snapshot_share
 
 CLOSE_UNAUTHORIZED = 4401
+CLOSE_TOO_MANY = 4429  # the screen token already holds SIGNAGE_CONNECTIONS_PER_SCREEN live connections
 
 
 class SignageConsumer(AsyncWebsocketConsumer):
@@ -44,6 +46,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
         self.heartbeat_task: asyncio.Task | None = None
         self.screen_id: int | None = None
         self.last_frame_time: float | None = None  # wall clock, for the screen's presence
+        self.slot: int | None = None
         if not websocket_origin_allowed(self.scope):
             await self.close()  # before accept: the handshake is refused with 403
             return
@@ -57,8 +60,18 @@ class SignageConsumer(AsyncWebsocketConsumer):
             return
         # What the link watcher compares with the screen's current token, to close this sign when it is
         # revoked or reissued.
-        self.screen_id = screen.id
         self.token_digest = screen.token_digest
+        self.slot = await socket_slot_claim(
+            "sign",
+            self.token_digest,
+            self.channel_name,
+            settings.SIGNAGE_CONNECTIONS_PER_SCREEN,
+            self._lease(),
+        )
+        if self.slot is None:
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        self.screen_id = screen.id
         await database_sync_to_async(screen_presence_connected)(screen.id)
         content = await database_sync_to_async(screen_content)(screen)
         # Join (through this process's hub for this content) before reading the snapshot: a change
@@ -74,7 +87,14 @@ class SignageConsumer(AsyncWebsocketConsumer):
         link_watcher().watch(self, list(content.progressives))
         self.heartbeat_task = asyncio.get_running_loop().create_task(self.heartbeat())
 
+    @staticmethod
+    def _lease() -> float:
+        # A slot lapses three heartbeats after its last renewal: a server process that died frees it.
+        return 3 * float(settings.SIGNAGE_HEARTBEAT_SECONDS) + 1
+
     async def disconnect(self, code: int) -> None:
+        if self.slot is not None:
+            await socket_claim_release(f"sign{self.slot}", self.token_digest, self.channel_name)
         link_watcher().unwatch(self)
         if self.flush_handle is not None:
             self.flush_handle.cancel()
@@ -150,6 +170,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
         interval = float(settings.SIGNAGE_HEARTBEAT_SECONDS)
         while True:
             await asyncio.sleep(interval)
+            await socket_claim_renew(f"sign{self.slot}", self.token_digest, self.channel_name, self._lease())
             await self.send_frame({"type": "heartbeat", "at": timezone.now().isoformat()})
 
     async def token_revoked(self) -> None:
