@@ -113,7 +113,13 @@ DATABASES = {
     or {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": env_str("SQLITE_PATH", str(BASE_DIR / "var" / "progressivo.sqlite3")),
-        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        # WAL: the signs' and pages' reads go on while the simulator and the ticker write (in the default
+        # rollback journal a reader could wait behind every queued writer).
+        "OPTIONS": {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
     }
 }
 if not USING_POSTGRES:

@@ -61,18 +61,6 @@ class SignageConsumer(AsyncWebsocketConsumer):
         # What the link watcher compares with the screen's current token, to close this sign when it is
         # revoked or reissued.
         self.token_digest = screen.token_digest
-        self.slot = await socket_slot_claim(
-            "sign",
-            self.token_digest,
-            self.channel_name,
-            settings.SIGNAGE_CONNECTIONS_PER_SCREEN,
-            self._lease(),
-        )
-        if self.slot is None:
-            await self.close(code=CLOSE_TOO_MANY)
-            return
-        self.screen_id = screen.id
-        await database_sync_to_async(screen_presence_connected)(screen.id)
         content = await database_sync_to_async(screen_content)(screen)
         # Join (through this process's hub for this content) before reading the snapshot: a change
         # committed in between arrives as an update with a higher seq; anything older is dropped.
@@ -84,6 +72,22 @@ class SignageConsumer(AsyncWebsocketConsumer):
             for level in jackpot["levels"]:
                 self.shown_seq[level["id"]] = level["seq"]
         await self.send_frame({"type": "snapshot", "jackpots": jackpots})
+        # A live connection's slot, claimed once the snapshot is out: the snapshot reads signs connecting
+        # together share (snapshot_share) stay shared, and one past the limit holds nothing.
+        self.slot = await socket_slot_claim(
+            "sign",
+            self.token_digest,
+            self.channel_name,
+            settings.SIGNAGE_CONNECTIONS_PER_SCREEN,
+            self._lease(),
+        )
+        if self.slot is None:
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        # The screen's presence is a write: after the snapshot, so a sign never waits for the database's
+        # writers (on the embedded default, SQLite's one writer at a time) before it shows its amounts.
+        self.screen_id = screen.id
+        await database_sync_to_async(screen_presence_connected)(screen.id)
         link_watcher().watch(self, list(content.progressives))
         self.heartbeat_task = asyncio.get_running_loop().create_task(self.heartbeat())
 
