@@ -386,6 +386,14 @@ def measure(running: Running, egms: list[TimedEgm], args: argparse.Namespace) ->
         time.sleep(args.seconds / 2)
         cpu += outage(running, args.outage)
         cpu -= cpu_seconds(running.gateway.process.pid)
+    for kill in range(args.kills):  # SIGKILLs spread over the run, each while the machines play
+        time.sleep(max(0.0, start + args.seconds * (kill + 1) / (args.kills + 1) - time.monotonic()))
+        cpu += cpu_seconds(running.gateway.process.pid)
+        running.gateway.kill()
+        running.gateway.start()
+        cpu -= cpu_seconds(running.gateway.process.pid)
+    if args.kills:
+        print(f"gateway SIGKILLed {args.kills} times while the machines played, started again each time")
     time.sleep(max(0.0, start + args.seconds - time.monotonic()))
     end = time.monotonic()
     cpu += cpu_seconds(running.gateway.process.pid)
@@ -442,6 +450,7 @@ def main() -> None:
         help="seconds from a game's 7E to its 7F (0: both at once, the emulator's old instant games)",
     )
     parser.add_argument("--outage", type=int, default=0, help="seconds the server is stopped half-way")
+    parser.add_argument("--kills", type=int, default=0, help="gateway SIGKILLs spread over the run")
     parser.add_argument(
         "--settle-ms", type=int, default=250, help="the engine's settle window (production's)"
     )
