@@ -153,7 +153,10 @@ def test_a_handpay_paid_through_the_pay_service_unlocks_the_machine(e2e: E2E) ->
     )
     assert amount == displayed
     pay(e2e, hit)
+    paid_at = time.monotonic()
     wait_for(lambda: egm.handpay is None, 10, "LP 94 to reset the machine's handpay")
+    # The reset reaches the machine on its next turns (LP 1B, then LP 94): well within 2 s of the payment.
+    assert time.monotonic() - paid_at < 2.0
     assert egm.raised[-1] == 0x52
     assert egm.can_play()
     wait_for(
