@@ -47,6 +47,9 @@ class SignageConsumer(AsyncWebsocketConsumer):
         self.screen_id: int | None = None
         self.last_frame_time: float | None = None  # wall clock, for the screen's presence
         self.slot: int | None = None
+        # Until the snapshot is out, the hub's frames wait: a sign's first frame is always its snapshot.
+        self.snapshot_sent = False
+        self.early: list[dict] = []
         if not websocket_origin_allowed(self.scope):
             await self.close()  # before accept: the handshake is refused with 403
             return
@@ -72,6 +75,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
             for level in jackpot["levels"]:
                 self.shown_seq[level["id"]] = level["seq"]
         await self.send_frame({"type": "snapshot", "jackpots": jackpots})
+        self._after_snapshot()
         # A live connection's slot, claimed once the snapshot is out: the snapshot reads signs connecting
         # together share (snapshot_share) stay shared, and one past the limit holds nothing.
         self.slot = await socket_slot_claim(
@@ -129,6 +133,9 @@ class SignageConsumer(AsyncWebsocketConsumer):
     # --- from the hub: plain calls, so a slow screen never holds the others back ----------------------
 
     def levels_received(self, levels: list[dict], head: str) -> None:
+        if not self.snapshot_sent:
+            self._hold(levels)
+            return
         loop = asyncio.get_running_loop()
         pacing = self.last_update_at + self.update_interval - loop.time()
         if (
@@ -149,10 +156,31 @@ class SignageConsumer(AsyncWebsocketConsumer):
         self.flush_handle = loop.call_later(max(0.0, pacing), self._flush_now)
 
     def hit_received(self, frame: dict) -> None:
-        start_eagerly(self.send_frame(frame))
+        self.frame_received(frame)
 
     def frame_received(self, frame: dict) -> None:
+        if not self.snapshot_sent:
+            self.early.append(frame)
+            return
         start_eagerly(self.send_frame(frame))
+
+    def _hold(self, levels: list[dict]) -> None:
+        for level in levels:
+            if level["seq"] > self.pending.get(level["id"], {}).get("seq", -1):
+                self.pending[level["id"]] = level
+
+    def _after_snapshot(self) -> None:
+        """The frames that arrived while the snapshot was read: levels newer than it go out paced as
+        usual, the rest are dropped; hits and link frames follow in their order."""
+        self.snapshot_sent = True
+        self.pending = {
+            lid: level for lid, level in self.pending.items() if level["seq"] > self.shown_seq.get(lid, -1)
+        }
+        for frame in self.early:
+            start_eagerly(self.send_frame(frame))
+        self.early = []
+        if self.pending and self.flush_handle is None:
+            self.flush_handle = asyncio.get_running_loop().call_later(self.update_interval, self._flush_now)
 
     # --- pacing, heartbeat, link --------------------------------------------------------------------
 

@@ -419,3 +419,32 @@ async def test_one_engine_batch_over_two_progressives_makes_one_frame(
     assert 0.25 <= time.monotonic() - started < 1.5
     assert frame["levels"] == [{"id": grand, "amount_eur": "1600.10", "seq": 9}]
     await sign.disconnect()
+
+
+async def test_a_change_published_while_the_snapshot_is_read_follows_the_snapshot(
+    sign_setup: SignSetup, monkeypatch
+) -> None:
+    """A sign's first frame is its snapshot, whatever the hub delivers while it is read; a newer amount
+    follows it, an older one is dropped."""
+    from jackpots.signage import snapshots
+
+    grand = sign_setup.grand
+    real_read = snapshots._snapshot_read
+
+    def read_during_a_change(key):
+        result = real_read(key)  # the snapshot holds seq 7 ...
+        level_set(grand, 160_000_000, 8)  # ... and a change commits and is published while it is sent
+        publish.levels_changed([grand.id])
+        time.sleep(0.2)
+        return result
+
+    monkeypatch.setattr(snapshots, "_snapshot_read", read_during_a_change)
+    sign = await open_sign(sign_setup)
+    first = await sign.receive_json_from(timeout=5)
+    second = await sign.receive_json_from(timeout=5)
+    assert first["type"] == "snapshot"
+    assert (second["type"], second["levels"]) == (
+        "update",
+        [{"id": grand.id, "amount_eur": "1600.00", "seq": 8}],
+    )
+    await sign.disconnect()
