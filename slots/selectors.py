@@ -6,9 +6,10 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from django.db import connection
+from django.db.models import OuterRef, Subquery
 
 from floor.models import Room
-from slots.models import OfflinePeriod, SlotMachine
+from slots.models import MachineEvent, OfflinePeriod, SlotMachine
 from slots.services.parsing import MachineInfo
 
 # Written out rather than built by the ORM on every request: this runs once per events request, where
@@ -53,3 +54,13 @@ def offline_spans(machine_ids: Iterable[int], since_us: int) -> dict[int, list[O
 def offline_at(spans: list[OfflineSpan], at_us: int) -> bool:
     """Whether ``at_us`` lies inside one of the ``spans``: the machine was marked offline then."""
     return any(start <= at_us and (end is None or at_us < end) for start, end in spans)
+
+
+def machines_last_seq(machine_ids: list[int]) -> dict[int, int]:
+    """The highest event seq stored for each machine (absent: none yet). A gateway that lost its store
+    numbers its next events from there instead of from 1 (seq_conflict). Per machine, the last entry of
+    the (machine, seq) unique index (a backward scan, LIMIT 1): a GROUP BY max would read every event of
+    the venue's machines, millions on a floor that has played a while."""
+    last = MachineEvent.objects.filter(machine_id=OuterRef("pk")).order_by("-seq").values("seq")[:1]
+    rows = SlotMachine.objects.filter(id__in=machine_ids).annotate(last=Subquery(last))
+    return {machine_id: seq for machine_id, seq in rows.values_list("id", "last") if seq is not None}

@@ -7,13 +7,14 @@ has not answered and handpay resets for machines still locked on a paid hit.
 
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet
 
 from common.credentials import credential_find
 from common.money import mc_eur
 from jackpots.models import Hit, HitKind, Level, Progressive, ProgressiveMachine, SasAward
 from jackpots.selectors import progressive_links, progressive_public, progressives_list
-from slots.models import GatewayKey, MachineEvent, SlotMachine
+from slots.models import GatewayKey, SlotMachine
+from slots.selectors import machines_last_seq
 
 # The LP the gateway broadcasts a group's levels with: 0x86, all levels in one frame (gateway/README.md).
 BROADCAST_LP = 0x86
@@ -76,16 +77,6 @@ def _machine_config(machine: SlotMachine, last_seq: int) -> dict:
         "handpay_limit": machine.sas_handpay_limit_cents,
         "last_seq": last_seq,
     }
-
-
-def machines_last_seq(machine_ids: list[int]) -> dict[int, int]:
-    """The highest event seq stored for each machine (absent: none yet). A gateway that lost its store
-    numbers its next events from there instead of from 1 (seq_conflict). Per machine, the last entry of
-    the (machine, seq) unique index (a backward scan, LIMIT 1): a GROUP BY max would read every event of
-    the venue's machines, millions on a floor that has played a while."""
-    last = MachineEvent.objects.filter(machine_id=OuterRef("pk")).order_by("-seq").values("seq")[:1]
-    rows = SlotMachine.objects.filter(id__in=machine_ids).annotate(last=Subquery(last))
-    return {machine_id: seq for machine_id, seq in rows.values_list("id", "last") if seq is not None}
 
 
 def _groups_config(progressive_ids: list[int]) -> list[dict]:

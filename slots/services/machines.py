@@ -8,11 +8,12 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Case, F, Max, Q, Value, When
+from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from slots.models import MachineAlert, MachineEvent, OfflinePeriod, SlotMachine
+from slots.selectors import machines_last_seq
 from slots.services.parsing import ParsedEvent
 from slots.services.vocabulary import STATUS_CLEARS_TILT, STATUS_FLAGS
 
@@ -114,12 +115,7 @@ def _offline_periods_open(silent: dict[int, datetime | None], now: datetime) -> 
     ``machine_offline`` alert with its time and when it was last heard (``seq``: its last event's)."""
     if not silent:
         return
-    last_seqs = dict(
-        MachineEvent.objects.filter(machine_id__in=list(silent))
-        .values("machine_id")
-        .annotate(seq=Max("seq"))
-        .values_list("machine_id", "seq")
-    )
+    last_seqs = machines_last_seq(list(silent))
     OfflinePeriod.objects.bulk_create(OfflinePeriod(machine_id=pk, started_at=now) for pk in silent)
     alerts = []
     for pk, last_seen in silent.items():
