@@ -161,7 +161,8 @@ class _LedgerReplay:
 
     def entry_apply(self, entry: LedgerEntry) -> None:
         moved = entry.current_delta_mc + entry.reserve_delta_mc + entry.overflow_delta_mc
-        if moved != entry.contributed_mc + entry.seeded_mc - entry.awarded_mc:
+        came = entry.contributed_mc + entry.seeded_mc + entry.corrected_mc + entry.transferred_mc
+        if moved != came - entry.awarded_mc:
             self.bad(f"ledger row {entry.id} does not conserve money")
         if entry.kind == LedgerEntry.Kind.CONTRIBUTION:
             if entry.batch_id is not None:

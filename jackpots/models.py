@@ -76,6 +76,14 @@ class ProgressiveMachine(models.Model):
 class Level(models.Model):
     """One level of a progressive: its parameters (NJ 13:69E-1.39A) and its meters."""
 
+    class State(models.TextChoices):
+        # Active: takes contributions and hits. Suspended: takes neither (games still play and are
+        # recorded), off the SAS broadcast. Retired: its liability moved away; no events ever again,
+        # its history kept and reported.
+        ACTIVE = "active", _("Active")
+        SUSPENDED = "suspended", _("Suspended")
+        RETIRED = "retired", _("Retired")
+
     progressive = models.ForeignKey(
         Progressive, on_delete=models.PROTECT, related_name="levels", verbose_name=_("progressive")
     )
@@ -92,6 +100,7 @@ class Level(models.Model):
     max_bet_only = models.BooleanField(_("max bet only"), default=False)
     mystery = models.BooleanField(_("mystery must-hit-by"), default=False)
     stopped = models.BooleanField(_("stopped"), default=False)
+    state = models.CharField(_("state"), max_length=10, choices=State.choices, default=State.ACTIVE)
     # State (meters).
     current_mc = models.BigIntegerField(_("current amount (millicents)"), default=0)
     reserve_mc = models.BigIntegerField(_("reserve (millicents)"), default=0)
@@ -417,6 +426,11 @@ class LedgerEntry(AppendOnlyModel):
         HIT = "hit", _("Hit and reset")
         AWARD = "award", _("Award without reset")
         VOID = "void", _("Void (compensating)")
+        # Approved by two people (a proposer and a different approver), each its own kind.
+        TOPUP = "topup", _("House top-up")
+        CORRECTION = "correction", _("Malfunction correction")
+        TRANSFER_OUT = "transfer_out", _("Transfer out")
+        TRANSFER_IN = "transfer_in", _("Transfer in")
 
     level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="ledger")
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
@@ -449,6 +463,9 @@ class LedgerEntry(AppendOnlyModel):
     contributed_mc = models.BigIntegerField(_("contributions in (millicents)"), default=0)
     seeded_mc = models.BigIntegerField(_("reset value put in (millicents)"), default=0)
     awarded_mc = models.BigIntegerField(_("awards out (millicents)"), default=0)
+    # Signed: a correction's amount; a transfer's (out negative, in positive). A top-up is ``seeded_mc``.
+    corrected_mc = models.BigIntegerField(_("correction (millicents)"), default=0)
+    transferred_mc = models.BigIntegerField(_("transfer (millicents)"), default=0)
     # True when this row restarts the carry base (a reset, or a stopped level's rate change).
     carry_restart = models.BooleanField(default=False)
 

@@ -82,6 +82,8 @@ class Movement:
     contributed_mc: int = 0
     seeded_mc: int = 0
     awarded_mc: int = 0
+    corrected_mc: int = 0
+    transferred_mc: int = 0
     wagered_cents: int = 0
     carry_restart: bool = False
 

@@ -115,6 +115,8 @@ def ledger_entry(
         contributed_mc=movement.contributed_mc,
         seeded_mc=movement.seeded_mc,
         awarded_mc=movement.awarded_mc,
+        corrected_mc=movement.corrected_mc,
+        transferred_mc=movement.transferred_mc,
         carry_restart=movement.carry_restart,
         **extra,
     )
