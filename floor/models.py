@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from common.append_only import AppendOnlyModel
+
 
 class Venue(models.Model):
     code = models.CharField(_("code"), max_length=8, unique=True, help_text=_("VEN or NOG"))
@@ -151,3 +153,64 @@ class Workspace(models.Model):
 
     def __str__(self) -> str:
         return str(self._meta.verbose_name)
+
+
+class SignificantEvent(AppendOnlyModel):
+    """The significant-events register (GLI-12's "significant events"): what happened to a machine, a
+    level or the link, when, who did it and the detail. Append-only: never edited or deleted, not even in
+    the admin (a PostgreSQL trigger refuses UPDATE and DELETE too). Machines and levels live in higher
+    apps, so they are named here by id and by a label kept as it was at the time."""
+
+    class Kind(models.TextChoices):
+        DOOR_OPEN = "door_open", _("Door opened")
+        DOOR_CLOSED = "door_closed", _("Door closed")
+        POWER_OFF = "power_off", _("Power off")
+        POWER_ON = "power_on", _("Power on")
+        TILT = "tilt", _("Tilt")
+        HANDPAY = "handpay", _("Handpay")
+        OFFLINE = "offline", _("Machine offline")
+        ONLINE = "online", _("Machine back online")
+        LINK_DOWN = "link_down", _("Link down")
+        LINK_UP = "link_up", _("Link up")
+        LEVEL_SUSPENDED = "level_suspended", _("Level suspended")
+        LEVEL_RESUMED = "level_resumed", _("Level resumed")
+        CHANGE_PROPOSED = "change_proposed", _("Change proposed")
+        CHANGE_APPROVED = "change_approved", _("Change approved")
+        CHANGE_REJECTED = "change_rejected", _("Change rejected")
+        CORRECTION = "correction", _("Correction")
+        TRANSFER = "transfer", _("Transfer")
+        RETIREMENT = "retirement", _("Progressive retired")
+        VOID = "void", _("Hit voided")
+        KEY_ISSUED = "key_issued", _("Key issued")
+        KEY_REVOKED = "key_revoked", _("Key revoked")
+        DECLARATION = "declaration", _("Table declaration")
+        DECLARATION_RELEASED = "declaration_released", _("Table declaration released")
+
+    # Empty: the whole house (a link across both venues); shown in every venue's register.
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("venue")
+    )
+    at = models.DateTimeField(_("at"), db_index=True)
+    kind = models.CharField(_("kind"), max_length=24, choices=Kind.choices)
+    subject = models.CharField(_("machine, level or link"), max_length=120, blank=True)
+    machine_id = models.BigIntegerField(_("machine id"), null=True, blank=True)
+    level_id = models.BigIntegerField(_("level id"), null=True, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("by"),
+    )
+    detail = models.TextField(_("detail"), blank=True)
+    reference = models.CharField(_("reference"), max_length=80, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        indexes = [models.Index(fields=["venue", "at"], name="significant_event_venue_at")]
+        verbose_name = _("significant event")
+        verbose_name_plural = _("significant events")
+
+    def __str__(self) -> str:
+        return f"{self.at:%Y-%m-%d %H:%M:%S} {self.kind} {self.subject}"

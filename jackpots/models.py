@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from common.append_only import AppendOnlyModel
 from jackpots.changelog import ChangeRecord
 from jackpots.winner import WinnerIdentity
 
@@ -382,21 +383,6 @@ class HitRefusal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.level_id} {self.code} #{self.event_id}"
-
-
-class AppendOnlyModel(models.Model):
-    """Rows are written once: the record of money must never be edited or deleted in place."""
-
-    class Meta:
-        abstract = True
-
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None and not self._state.adding:
-            raise ValueError(f"{type(self).__name__} is append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise ValueError(f"{type(self).__name__} is append-only")
 
 
 class ContributionBatch(AppendOnlyModel):

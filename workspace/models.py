@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from jackpots.models import AppendOnlyModel
+from common.append_only import AppendOnlyModel
 
 
 class MachineHourStat(models.Model):

@@ -20,8 +20,8 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 from floor.reports.services import machine_hour_stats_refresh
-from floor.services import gateway_key_issue, machine_key_issue
 
+from floor.services import gateway_key_issue, machine_key_issue
 from jackpots.models import Hit
 from jackpots.services.contributions import contributions_apply
 from jackpots.services.hits import hit_pay, hit_verify
