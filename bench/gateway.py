@@ -133,7 +133,8 @@ def updates_listener(
     url: str, key: str, level: int, seen: list[tuple[float, int, int]], stop: threading.Event
 ):
     """(arrival, Grand cents, the level's value sequence) of every amount the server publishes, on its own
-    gateway connection."""
+    gateway connection with a key of its own (``watch_key``): on the gateway's key it took the one live
+    connection whenever the gateway was killed, and the restarted gateway was refused (4409)."""
     from websockets.sync.client import connect
 
     ws_url = url.replace("http://", "ws://") + f"/ws/gateway/?token={key}"
@@ -364,7 +365,7 @@ def report(running: Running, egms: list[TimedEgm], measured: dict) -> None:
 def measure(running: Running, egms: list[TimedEgm], args: argparse.Namespace) -> dict:
     """Plays for `args.seconds` while sampling the displays and listening to the server's updates."""
     stop, seen, samples, gaps = threading.Event(), [], [], []
-    key, level = running.floor["key"], running.floor["levels"]["sas"]
+    key, level = running.floor["watch_key"], running.floor["levels"]["sas"]
     listener = threading.Thread(target=updates_listener, args=(running.stack.url, key, level, seen, stop))
 
     def sample() -> None:

@@ -59,6 +59,10 @@ def main() -> None:
         machine.sas_handpay_limit_cents = 50_000 if index == 0 else 200_000
         machine.save()
     floor["key"] = gateway_key_issue(room.venue)[1]
+    # A second key of the venue for whatever watches the server's broadcasts beside the gateway (the
+    # benchmark's listener): one live connection per key, so a watcher on the gateway's own key would take
+    # its place whenever the gateway restarts.
+    floor["watch_key"] = gateway_key_issue(room.venue)[1]
     print(json.dumps(floor))
 
 

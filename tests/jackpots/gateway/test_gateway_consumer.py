@@ -358,3 +358,21 @@ async def test_a_paid_hit_of_a_machine_off_sas_sends_no_reset(floor: Floor):
     await database_sync_to_async(handpay_paid)(floor, floor.plain)
     assert await ws.receive_nothing(timeout=0.3)
     await ws.disconnect()
+
+
+async def test_one_live_connection_per_key_freed_the_moment_it_drops(floor: Floor):
+    # The benchmark's kills showed a restarted gateway refused ~12 s: its own listener held the key. The
+    # server frees a dropped connection's claim at once (1006: the peer vanished, as a SIGKILL leaves it),
+    # and a second key of the venue is a connection of its own.
+    first = await gateway_open(f"/ws/gateway/?token={floor.token}")
+    assert (await first.receive_json_from(timeout=5))["type"] == "snapshot"
+    second = await gateway_open(f"/ws/gateway/?token={floor.token}")
+    assert await second.receive_output(timeout=1) == {"type": "websocket.close", "code": 4409}
+    watch_key = await database_sync_to_async(lambda: gateway_key_issue(floor.sas1.room.venue)[1])()
+    watcher = await gateway_open(f"/ws/gateway/?token={watch_key}")
+    assert (await watcher.receive_json_from(timeout=5))["type"] == "snapshot"
+    await first.disconnect(code=1006)
+    restarted = await gateway_open(f"/ws/gateway/?token={floor.token}")
+    assert (await restarted.receive_json_from(timeout=5))["type"] == "snapshot"
+    await restarted.disconnect()
+    await watcher.disconnect()
