@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from jackpots.selectors import progressive_links, progressive_public, progressives_list
+from jackpots.selectors import progressive_public, progressives_list, progressives_public
 
 
 class LastHitSerializer(serializers.Serializer):
@@ -47,9 +47,7 @@ class ErrorSerializer(serializers.Serializer):
 class JackpotListApi(APIView):
     @extend_schema(responses=ProgressivePublicSerializer(many=True), operation_id="jackpots_list")
     def get(self, request: Request) -> Response:
-        progressives = list(progressives_list())
-        links = progressive_links([p.id for p in progressives])
-        data = [progressive_public(p, link=links[p.id]) for p in progressives]
+        data = progressives_public(progressives_list())
         return Response(ProgressivePublicSerializer(data, many=True).data)
 
 

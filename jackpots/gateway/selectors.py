@@ -12,7 +12,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from common.credentials import credential_find
 from common.money import mc_eur
 from jackpots.models import Hit, HitKind, Level, Progressive, ProgressiveMachine, SasAward
-from jackpots.selectors import progressive_links, progressive_public, progressives_list
+from jackpots.selectors import progressives_list, progressives_public
 from slots.models import GatewayKey, SlotMachine
 from slots.selectors import machines_last_seq
 
@@ -60,9 +60,7 @@ def gateway_progressive_ids(venue_id: int) -> list[int]:
 def gateway_snapshot(progressive_ids: list[int]) -> list[dict]:
     """The progressives as GET /api/v1/jackpots shows them (amounts in the pool's currency, rounded
     down to the cent)."""
-    links = progressive_links(progressive_ids)
-    progressives = progressives_list().filter(id__in=progressive_ids).order_by("name", "id")
-    return [progressive_public(p, link=links[p.id]) for p in progressives]
+    return progressives_public(progressives_list().filter(id__in=progressive_ids).order_by("name", "id"))
 
 
 def _machine_config(machine: SlotMachine, last_seq: int) -> dict:

@@ -12,9 +12,8 @@ from floor.models import SignageScreen
 from jackpots.models import Hit, Level, Progressive, ScreenPresence, SignTheme, TableSeat
 from jackpots.selectors import (
     hit_place,
-    progressive_links,
-    progressive_public,
     progressives_list,
+    progressives_public,
 )
 from jackpots.signage.currency import ScreenContent, amounts_in, display_rate
 from jackpots.signage.themes import theme_public
@@ -43,13 +42,11 @@ def screen_content(screen: SignageScreen) -> ScreenContent:
 def signage_snapshot(content: ScreenContent) -> list[dict]:
     """The screen's progressives as GET /api/v1/jackpots shows them, link state included, and the
     amounts in the venue's currency where it is not the pool's (see ``jackpots.signage.currency``)."""
-    links = progressive_links(list(content.progressives))
-    progressives = progressives_list().filter(id__in=content.progressives).order_by("name", "id")
+    progressives = list(progressives_list().filter(id__in=content.progressives).order_by("name", "id"))
     now = timezone.now()
     jackpots = []
     themes = {theme.progressive_id: theme for theme in SignTheme.objects.filter(progressive__in=progressives)}
-    for progressive in progressives:
-        shown = progressive_public(progressive, link=links[progressive.id])
+    for progressive, shown in zip(progressives, progressives_public(progressives), strict=True):
         shown["theme"] = theme_public(themes.get(progressive.id), progressive.name)
         for level, level_shown in zip(progressive.levels.all(), shown["levels"], strict=True):
             level_shown.update(level_teaser(level))
