@@ -152,7 +152,7 @@ def progressive_retire(
 def _decidable(proposal: ChangeProposal, user) -> ChangeProposal:
     """The proposal's row, locked; refused when decided already or when ``user`` proposed it."""
     _person(user)
-    locked = ChangeProposal.objects.select_for_update().select_related("decided_by").get(pk=proposal.pk)
+    locked = ChangeProposal.objects.select_for_update().get(pk=proposal.pk)
     if locked.state != ChangeProposal.State.PENDING:
         raise EngineError(
             "decided_already",
