@@ -29,9 +29,9 @@ from jackpots.admin.common import (
     audit,
     eur_mc,
 )
-from jackpots.models import Level, LevelChange, Progressive
+from jackpots.models import ChangeProposal, Level, LevelChange, Progressive
 from jackpots.selectors import level_wins_recent
-from jackpots.services import EngineError, level_parameters_change
+from jackpots.services import EngineError, change_propose
 
 MC_PER_EUR = 100_000
 LAST_WINS = 25  # NY 5320.8(b): at least the last 25 wins per level
@@ -250,24 +250,23 @@ class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
                 form.add_error(None, _("Nothing differs from the current parameters."))
             else:
                 try:
-                    change = level_parameters_change(
-                        level, request.user, changes, form.cleaned_data["reason"]
+                    proposal = change_propose(
+                        kind=ChangeProposal.Kind.PARAMETERS,
+                        user=request.user,
+                        reason=form.cleaned_data["reason"],
+                        level=level,
+                        params=changes,
                     )
                 except EngineError as error:
                     form.add_error(None, f"{error.message} ({error.code})")
                 else:
-                    audit(
-                        request,
-                        level,
-                        _("Parameters %(state)s: %(new)s")
-                        % {
-                            "state": change.get_state_display(),
-                            "new": change.new,
-                        },
-                    )
+                    audit(request, level, _("Parameters proposed: %(new)s") % {"new": proposal.params})
                     self.message_user(
                         request,
-                        _("The change is %(state)s.") % {"state": change.get_state_display().lower()},
+                        _(
+                            "The change is proposed: another person approves or rejects it in the "
+                            "workspace's approval queue. Until then nothing changes."
+                        ),
                         messages.SUCCESS,
                     )
                     return HttpResponseRedirect(reverse("admin:jackpots_level_change", args=[level.pk]))
