@@ -47,13 +47,13 @@ def correction_check(level: Level, amount_mc: int) -> None:
     if after < 0:
         raise EngineError(
             "amount_negative",
-            _("The correction would make the amount of %(level)s negative (%(after)s €).")
+            _("The correction would make the amount of %(level)s negative (€ %(after)s).")
             % {"level": level, "after": mc_eur_grouped(after)},
         )
     if after < level.reset_mc:
         raise EngineError(
             "below_reset",
-            _("The correction would bring %(level)s below its reset value (%(after)s € < %(reset)s €).")
+            _("The correction would bring %(level)s below its reset value (€ %(after)s < € %(reset)s).")
             % {"level": level, "after": mc_eur_grouped(after), "reset": mc_eur_grouped(level.reset_mc)},
         )
 
@@ -68,7 +68,7 @@ def transfer_check(level: Level, target: Level | None, amount_mc: int) -> None:
     if amount_mc > available:
         raise EngineError(
             "exceeds_liability",
-            _("%(level)s holds %(available)s € above its reset value: it cannot transfer %(amount)s €.")
+            _("%(level)s holds € %(available)s above its reset value: it cannot transfer € %(amount)s.")
             % {
                 "level": level,
                 "available": mc_eur_grouped(available),

@@ -65,7 +65,7 @@ def _amount(kind: str, amount_mc: object) -> int:
             "negative_amount", _("The amount must be above zero (a correction may be negative).")
         )
     if abs(amount_mc) > AMOUNT_MAX_MC:
-        raise EngineError("amount_too_large", _("One change moves at most € 10.000.000,00."))
+        raise EngineError("amount_too_large", _("One change moves at most € 10,000,000.00."))
     return amount_mc
 
 
@@ -231,7 +231,7 @@ def _detail(proposal: ChangeProposal) -> str:
     """The sentence of the register: what moved, why, both people."""
     parts = [str(proposal.get_kind_display())]
     if proposal.amount_mc is not None:
-        parts.append(f"{mc_eur_grouped(proposal.amount_mc)} €")
+        parts.append(f"€ {mc_eur_grouped(proposal.amount_mc)}")
     if proposal.target_level_id is not None:
         parts.append(_("to %(level)s") % {"level": proposal.target_level})
     parts.append(

@@ -22,7 +22,7 @@ from jackpots.services import (
     progressive_retire,
 )
 from jackpots.services.levels import level_create
-from tests.jackpots.helpers import GRAND, progressive_with_machines
+from tests.jackpots.helpers import progressive_with_machines
 
 pytestmark = pytest.mark.django_db
 
