@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from django.db.models import QuerySet
+from django.utils import formats
 from django.utils.translation import gettext as _
 
 from common.money import mc_eur_grouped
@@ -14,6 +16,7 @@ from jackpots.models import ChangeProposal, Level, RetiredLiability
 
 DECIDED_SHOWN = 50
 _MONEY_PARAMS = {"reset_mc", "limit_mc"}
+_RATE_PARAMS = {"rate", "reserve_rate"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,8 @@ def _param_text(name: str, value: object) -> str:
     }
     if name in _MONEY_PARAMS:
         shown = _("none") if value is None else f"€\u00a0{mc_eur_grouped(value)}"
+    elif name in _RATE_PARAMS:
+        shown = formats.number_format(Decimal(str(value)), use_l10n=True)  # "0,02" in Italian
     elif isinstance(value, bool):
         shown = _("yes") if value else _("no")
     else:
