@@ -346,3 +346,33 @@ def test_a_stopped_levels_parameter_change_names_the_proposal_in_its_seed_row(pl
     row = LedgerEntry.objects.get(proposal=proposal)
     assert (row.kind, row.seeded_mc) == ("seed", 200_000_000 - played.current_mc)
     audit_clean()
+
+
+def test_the_identity_holds_through_every_kind(played, target, maker, checker):
+    """opening + contributions + top-ups and resets put in − awards ± corrections ± transfers = closing,
+    for each level, from its ledger alone, after a mix of every kind and a hit on each level."""
+    for kind, level, amount, to in [
+        ("correction", played, 2_345_678, None),
+        ("topup", target, 10_000_001, None),
+        ("transfer", played, 777_777, target),
+        ("correction", target, -3_000_000, None),
+    ]:
+        proposal = change_propose(
+            kind=kind, user=maker, reason="mix", level=level, amount_mc=amount, target_level=to
+        )
+        change_approve(proposal, checker)
+    level_wager_add(target.pk, 99_999)
+    level_hit(played.pk)
+    level_hit(target.pk)
+    change_approve(progressive_retire(played.progressive, maker, "end", target_level=target), checker)
+    for level in (played, target):
+        level.refresh_from_db()
+        rows = LedgerEntry.objects.filter(level=level)
+        flows = sum(
+            r.contributed_mc + r.seeded_mc - r.awarded_mc + r.corrected_mc + r.transferred_mc for r in rows
+        )
+        assert flows == level.current_mc + level.reserve_mc + level.overflow_mc
+    transfers = LedgerEntry.objects.filter(kind__in=["transfer_out", "transfer_in"])
+    assert sum(transfers.values_list("transferred_mc", flat=True)) == 0
+    assert SignificantEvent.objects.filter(kind="transfer").count() == 1
+    audit_clean()
