@@ -115,11 +115,13 @@ def change_propose(
     reason = _text(reason)
     if not reason:
         raise EngineError("reason_required", _("A change needs a reason."))
+    # Only a transfer and a retirement send money somewhere.
+    target_level = target_level if kind in (Kind.TRANSFER, Kind.RETIREMENT) else None
     fields: dict = {"kind": kind, "reason": reason, "proposed_by": user, "target_level": target_level}
     if kind in _LEVEL_KINDS:
+        level = Level.objects.select_related("progressive").filter(pk=getattr(level, "pk", None)).first()
         if level is None:
             raise EngineError("level_required", _("Name the level the change is about."))
-        level = Level.objects.select_related("progressive").get(pk=level.pk)
         level_usable(level)
         fields.update(level=level, progressive=level.progressive)
     if kind == Kind.PARAMETERS:

@@ -349,7 +349,7 @@ def test_a_stopped_levels_parameter_change_names_the_proposal_in_its_seed_row(pl
 
 
 def test_the_identity_holds_through_every_kind(played, target, maker, checker):
-    """opening + contributions + top-ups and resets put in − awards ± corrections ± transfers = closing,
+    """opening + contributions + top-ups and resets put in - awards ± corrections ± transfers = closing,
     for each level, from its ledger alone, after a mix of every kind and a hit on each level."""
     for kind, level, amount, to in [
         ("correction", played, 2_345_678, None),
@@ -376,3 +376,13 @@ def test_the_identity_holds_through_every_kind(played, target, maker, checker):
     assert sum(transfers.values_list("transferred_mc", flat=True)) == 0
     assert SignificantEvent.objects.filter(kind="transfer").count() == 1
     audit_clean()
+
+
+def test_a_level_that_does_not_exist_is_refused(db, maker):
+    with pytest.raises(EngineError) as refused:
+        change_propose(kind="topup", user=maker, reason="x", level=Level(pk=987_654), amount_mc=5)
+    assert refused.value.code == "level_required"
+    with pytest.raises(EngineError) as refused:
+        change_propose(kind="topup", user=maker, reason="x", amount_mc=5)
+    assert refused.value.code == "level_required"
+    assert ChangeProposal.objects.count() == 0
