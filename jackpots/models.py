@@ -452,6 +452,16 @@ class LedgerEntry(AppendOnlyModel):
     # Signed: a correction's amount; a transfer's (out negative, in positive). A top-up is ``seeded_mc``.
     corrected_mc = models.BigIntegerField(_("correction (millicents)"), default=0)
     transferred_mc = models.BigIntegerField(_("transfer (millicents)"), default=0)
+    # The two-person kinds (and a stopped level's parameter change): the proposal names who proposed
+    # and who approved it.
+    proposal = models.ForeignKey(
+        "jackpots.ChangeProposal",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ledger",
+        verbose_name=_("proposal"),
+    )
     # True when this row restarts the carry base (a reset, or a stopped level's rate change).
     carry_restart = models.BooleanField(default=False)
 
@@ -534,6 +544,7 @@ class LevelChange(ChangeRecord):
 
 
 # The table games' models live in their own module; importing them here makes them the jackpots app's.
+from jackpots.proposal_models import ChangeProposal, RetiredLiability  # noqa: E402, F401
 from jackpots.signage.models import ScreenPresence, SignTheme  # noqa: E402, F401
 from jackpots.tables.models import (  # noqa: E402, F401
     ExchangeRate,

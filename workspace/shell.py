@@ -18,12 +18,16 @@ from floor.access import VIEW_FLOOR_MAP, VIEW_REPORTS
 from floor.models import Venue
 
 _SESSION_VENUE = "workspace_venue"
+VIEW_PROPOSALS = "jackpots.view_changeproposal"  # the approval queue (maker-checker)
 # The nav entry each page belongs to, by URL name.
 _SECTIONS = {
     "hits": "hits",
     "hit-action": "hits",
     "progressives": "progressives",
     "level": "progressives",
+    "level-propose": "progressives",
+    "approvals": "approvals",
+    "proposal-decide": "approvals",
     "signs": "signs",
     "dayclose": "dayclose",
     "venue": "floor",
@@ -72,6 +76,8 @@ def _nav(request: HttpRequest, venue: Venue | None) -> list[NavItem]:
     if user.has_perm(VIEW_FLOOR_MAP) and venue is not None:
         items.append(NavItem("floor", _("Floor"), reverse("workspace:venue", args=[venue.code])))
     items.append(NavItem("progressives", _("Progressives"), reverse("workspace:progressives")))
+    if user.has_perm(VIEW_PROPOSALS):
+        items.append(NavItem("approvals", _("Approvals"), reverse("workspace:approvals")))
     items.append(NavItem("signs", _("Signs"), reverse("workspace:signs")))
     if user.has_perm(VIEW_REPORTS):
         items.append(NavItem("reports", _("Reports"), reverse("workspace:reports")))

@@ -7,6 +7,7 @@ from django.urls import URLPattern, URLResolver, path
 from django.views.generic import RedirectView
 
 from workspace.access import workspace_page
+from workspace.approvals import views as approvals
 from workspace.dayclose import views as dayclose
 from workspace.desk import views as desk
 from workspace.inventory import views as inventory
@@ -30,6 +31,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("hits/parts/<int:pk>/<str:action>/", desk.part_action_view, name="part-action"),
     path("progressives/", progressives.progressives_view, name="progressives"),
     path("progressives/levels/<int:pk>/", progressives.level_view, name="level"),
+    path(
+        "progressives/levels/<int:pk>/propose/<str:kind>/", approvals.level_propose_view, name="level-propose"
+    ),
+    path("approvals/", approvals.approvals_view, name="approvals"),
+    path("approvals/<int:pk>/<str:action>/", approvals.proposal_decide_view, name="proposal-decide"),
     path("dayclose/", dayclose.dayclose_view, name="dayclose"),
     path("dayclose/<str:venue>/<str:day>.csv", dayclose.dayclose_csv_view, name="dayclose-csv"),
     path("dayclose/<str:venue>/<str:day>.pdf", dayclose.dayclose_pdf_view, name="dayclose-pdf"),

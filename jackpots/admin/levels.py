@@ -4,10 +4,8 @@ engine with a reason and their full history (rule 4). Mystery triggers show to a
 from __future__ import annotations
 
 from datetime import timedelta
-from decimal import Decimal
 from urllib.parse import urlencode
 
-from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -29,11 +27,11 @@ from jackpots.admin.common import (
     audit,
     eur_mc,
 )
-from jackpots.models import Level, LevelChange, Progressive
+from jackpots.forms import LevelParametersForm
+from jackpots.models import ChangeProposal, Level, LevelChange, Progressive
 from jackpots.selectors import level_wins_recent
-from jackpots.services import EngineError, level_parameters_change
+from jackpots.services import EngineError, change_propose
 
-MC_PER_EUR = 100_000
 LAST_WINS = 25  # NY 5320.8(b): at least the last 25 wins per level
 
 
@@ -106,52 +104,6 @@ def _history_url(level: Level) -> str:
     today = business_date_of(timezone.now(), settings.TIME_ZONE)
     query = urlencode({"level": level.pk, "first": today - timedelta(days=29), "last": today})
     return f"{reverse('workspace:report-level-history')}?{query}"
-
-
-class LevelParametersForm(forms.Form):
-    """The level's parameters in euros and rates; only the fields that differ become the change."""
-
-    reset_eur = forms.DecimalField(label=gettext_lazy("Reset value (EUR)"), min_value=0, decimal_places=5)
-    rate = forms.DecimalField(label=gettext_lazy("Rate"), min_value=0, max_value=1, decimal_places=8)
-    reserve_rate = forms.DecimalField(
-        label=gettext_lazy("Reserve rate"), min_value=0, max_value=1, decimal_places=8
-    )
-    limit_eur = forms.DecimalField(
-        label=gettext_lazy("Limit (EUR)"), min_value=0, decimal_places=5, required=False
-    )
-    min_wager_cents = forms.IntegerField(label=gettext_lazy("Minimum eligible wager (cents)"), min_value=0)
-    max_bet_only = forms.BooleanField(label=gettext_lazy("Max bet only"), required=False)
-    mystery = forms.BooleanField(label=gettext_lazy("Mystery must-hit-by"), required=False)
-    reason = forms.CharField(
-        label=gettext_lazy("Reason"),
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=gettext_lazy("Recorded with your name, the old and the new values (NJ 13:69E-1.39C)."),
-    )
-
-    @staticmethod
-    def initial_for(level: Level) -> dict:
-        return {
-            "reset_eur": Decimal(level.reset_mc) / MC_PER_EUR,
-            "rate": level.rate,
-            "reserve_rate": level.reserve_rate,
-            "limit_eur": None if level.limit_mc is None else Decimal(level.limit_mc) / MC_PER_EUR,
-            "min_wager_cents": level.min_wager_cents,
-            "max_bet_only": level.max_bet_only,
-            "mystery": level.mystery,
-        }
-
-    def changes_for(self, level: Level) -> dict:
-        data = self.cleaned_data
-        wanted = {
-            "reset_mc": int(data["reset_eur"] * MC_PER_EUR),
-            "rate": data["rate"],
-            "reserve_rate": data["reserve_rate"],
-            "limit_mc": None if data["limit_eur"] is None else int(data["limit_eur"] * MC_PER_EUR),
-            "min_wager_cents": data["min_wager_cents"],
-            "max_bet_only": data["max_bet_only"],
-            "mystery": data["mystery"],
-        }
-        return {name: value for name, value in wanted.items() if value != getattr(level, name)}
 
 
 # The meters a level keeps (NJ 13:69E-1.39A(b)), in the list and on the page.
@@ -250,24 +202,23 @@ class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
                 form.add_error(None, _("Nothing differs from the current parameters."))
             else:
                 try:
-                    change = level_parameters_change(
-                        level, request.user, changes, form.cleaned_data["reason"]
+                    proposal = change_propose(
+                        kind=ChangeProposal.Kind.PARAMETERS,
+                        user=request.user,
+                        reason=form.cleaned_data["reason"],
+                        level=level,
+                        params=changes,
                     )
                 except EngineError as error:
                     form.add_error(None, f"{error.message} ({error.code})")
                 else:
-                    audit(
-                        request,
-                        level,
-                        _("Parameters %(state)s: %(new)s")
-                        % {
-                            "state": change.get_state_display(),
-                            "new": change.new,
-                        },
-                    )
+                    audit(request, level, _("Parameters proposed: %(new)s") % {"new": proposal.params})
                     self.message_user(
                         request,
-                        _("The change is %(state)s.") % {"state": change.get_state_display().lower()},
+                        _(
+                            "The change is proposed: another person approves or rejects it in the "
+                            "workspace's approval queue. Until then nothing changes."
+                        ),
                         messages.SUCCESS,
                     )
                     return HttpResponseRedirect(reverse("admin:jackpots_level_change", args=[level.pk]))

@@ -4,6 +4,7 @@
 - ``contributions``: pending machine events → levels, in batches, exactly once.
 - ``hits``: hit recording, verification (two people at or above the threshold), payment, void.
 - ``parameters``: staged and immediate parameter changes, the change log.
+- ``proposals``: maker-checker for a level's money and parameters (propose, approve, reject, retire).
 """
 
 from jackpots.services.contributions import contributions_apply, contributions_batch_apply
@@ -11,11 +12,15 @@ from jackpots.services.core import AwardMode
 from jackpots.services.errors import EngineError
 from jackpots.services.hits import hit_pay, hit_verify, hit_void, level_award, level_hit
 from jackpots.services.parameters import level_parameters_change, level_stopped_set
+from jackpots.services.proposals import change_approve, change_propose, change_reject, progressive_retire
 from jackpots.services.wagers import level_wager_add
 
 __all__ = [
     "AwardMode",
     "EngineError",
+    "change_approve",
+    "change_propose",
+    "change_reject",
     "contributions_apply",
     "contributions_batch_apply",
     "hit_pay",
@@ -26,4 +31,5 @@ __all__ = [
     "level_parameters_change",
     "level_stopped_set",
     "level_wager_add",
+    "progressive_retire",
 ]

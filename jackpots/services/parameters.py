@@ -86,9 +86,21 @@ def staged_changes_apply(level: Level, at: datetime, cycle: int) -> core.Params:
     return params
 
 
-def level_parameters_change(level: Level, user, changes: dict, reason: str) -> LevelChange:
+def parameters_proposed(level: Level, changes: dict) -> dict:
+    """``changes`` checked against the level as it stands (each value parsed, the whole set valid), as
+    the JSON a proposal keeps. Bad input raises EngineError."""
+    if not changes:
+        raise EngineError("no_changes", _("Name at least one parameter to change."))
+    parsed = {name: _parse(name, value) for name, value in changes.items()}
+    params_validate(dataclasses.replace(level_params(level), **parsed))
+    return {name: _json(value) for name, value in parsed.items()}
+
+
+def level_parameters_change(level: Level, user, changes: dict, reason: str, *, proposal=None) -> LevelChange:
     """Stages ``changes`` (parameter name → new value) until the next reset, or applies them at once when
-    the level is stopped. A reason is required; bad input raises EngineError and changes nothing."""
+    the level is stopped. A reason is required; bad input raises EngineError and changes nothing. People
+    change parameters through a proposal (``proposals.change_propose``): its approval calls this, and a
+    stopped level's seed row names the ``proposal``."""
     if not reason or not reason.strip():
         raise EngineError("reason_required", _("A parameter change needs a reason."))
     if not changes:
@@ -117,14 +129,14 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str) -> L
         )
         if not level.stopped:
             return Written(result=change)
-        state, entry = _stopped_apply(level, params, now, reference=f"change {change.pk}")
+        state, entry = _stopped_apply(level, params, now, reference=f"change {change.pk}", proposal=proposal)
         return Written({level_id: state}, [entry], result=change)
 
     return levels_write([level_id], step).result
 
 
 def _stopped_apply(
-    level: Level, params: core.Params, now: datetime, reference: str
+    level: Level, params: core.Params, now: datetime, reference: str, proposal=None
 ) -> tuple[core.State, LedgerEntry]:
     """A stopped level takes the new parameters now: the carry base restarts (the rate may differ), the
     amount is brought up to a higher reset value (seeded) or down to a lower limit (the excess to overflow,
@@ -148,7 +160,14 @@ def _stopped_apply(
     )
     parameters_set(level, params)
     entry = ledger_entry(
-        level, LedgerEntry.Kind.SEED, movement, new, at=now, params=params, reference=reference
+        level,
+        LedgerEntry.Kind.SEED,
+        movement,
+        new,
+        at=now,
+        params=params,
+        reference=reference,
+        proposal=proposal,
     )
     return new, entry
 

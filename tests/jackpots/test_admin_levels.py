@@ -13,8 +13,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from jackpots.admin.common import eur_mc
-from jackpots.models import Hit, LevelChange
-from jackpots.services import hit_verify, hit_void, level_hit
+from jackpots.models import ChangeProposal, Hit, LevelChange
+from jackpots.services import change_approve, hit_verify, hit_void, level_hit
 from tests.factories import ProgressiveFactory, SlotMachineFactory
 from tests.floor.staff import level_seeded
 
@@ -70,7 +70,9 @@ def _form(level, **changes) -> dict:
     return data
 
 
-def test_parameter_change_is_staged_with_reason_and_history(client, manager, level):
+def test_parameter_change_is_proposed_then_staged_on_approval_with_reason_and_history(
+    client, manager, manager2, level
+):
     client.force_login(manager)
     refused = client.post(_params_url(level), _form(level, rate="0.02"))
     assert refused.status_code == 400
@@ -79,12 +81,20 @@ def test_parameter_change_is_staged_with_reason_and_history(client, manager, lev
 
     response = client.post(_params_url(level), _form(level, rate="0.02", reason="New pay table"))
     assert response.status_code == 302
+    # One person only proposes: nothing is staged until another approves (maker-checker).
+    proposal = ChangeProposal.objects.get()
+    assert (proposal.kind, proposal.params, proposal.proposed_by) == ("parameters", {"rate": "0.02"}, manager)
+    assert LevelChange.objects.count() == 0
+    assert (
+        LogEntry.objects.get(object_id=str(level.pk)).change_message
+        == "Parameters proposed: {'rate': '0.02'}"
+    )
+    change_approve(proposal, manager2)
     change = LevelChange.objects.get()
     assert (change.state, change.user, change.reason) == (LevelChange.State.STAGED, manager, "New pay table")
     assert change.old == {"rate": "0.01000000"} and change.new == {"rate": "0.02"}
     level.refresh_from_db()
     assert level.rate == Decimal("0.01")  # staged until the next reset (rule 4)
-    assert LogEntry.objects.get(object_id=str(level.pk)).change_message.startswith("Parameters Staged")
 
     page = client.get(reverse("admin:jackpots_level_change", args=[level.pk])).content.decode()
     assert "New pay table" in page
@@ -96,7 +106,7 @@ def test_engine_refusal_is_shown_and_changes_nothing(client, manager, level):
     response = client.post(_params_url(level), _form(level, limit_eur="500", reason="lower"))
     assert response.status_code == 400
     assert "The limit must be above the reset value. (invalid_parameter)" in response.content.decode()
-    assert LevelChange.objects.count() == 0
+    assert (LevelChange.objects.count(), ChangeProposal.objects.count()) == (0, 0)
 
 
 def test_nothing_changed_is_refused(client, manager, level):

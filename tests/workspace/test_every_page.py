@@ -24,7 +24,7 @@ from floor.models import Room, SignageScreen, Venue
 from floor.roles import FLOOR_MANAGER
 from jackpots.models import Hit, Level, ProgressiveMachine
 from jackpots.seed import progressives_seed
-from jackpots.services import level_hit
+from jackpots.services import change_propose, level_hit
 from jackpots.services.hits import hit_verify
 from slots.models import MachineEvent, SlotMachine
 from tests.browser import ARTIFACTS
@@ -126,7 +126,11 @@ def _seed() -> tuple[list[str], list[str]]:
         paths += ["/progressives/", "/signs/", "/dayclose/", "/floor/inventory/", "/floor/reports/liability/"]
     level = Level.objects.order_by("id").first()
     reports = ["/floor/reports/", "/floor/reports/games/", "/floor/reports/room-hours/"]
-    paths += [f"/progressives/levels/{level.pk}/", *reports, "/floor/reports/level-history/"]
+    # One change waiting for a second person: the approval queue and the level page have a row.
+    change_propose(
+        kind="topup", user=giulia, reason="Promozione di novembre", level=level, amount_mc=5_000_000
+    )
+    paths += [f"/progressives/levels/{level.pk}/", "/approvals/", *reports, "/floor/reports/level-history/"]
     paths.append("/admin/")
     signs = [
         f"/signage/{screen.slug}/?token={screen_token_issue(screen)}"

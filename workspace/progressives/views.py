@@ -11,12 +11,15 @@ from django.utils.translation import gettext as _
 
 from jackpots.models import Hit, Level
 from workspace.access import workspace_page
+from workspace.approvals.forms import level_forms
+from workspace.approvals.selectors import proposals_pending
 from workspace.progressives.chart import PLOT_WIDTH, level_chart
 from workspace.progressives.selectors import level_chart_span, level_series, levels_overview
 from workspace.shell import venue_current
 
 _DAYS = (7, 30, 90, 365)
 _HOURS = (6, 24, 72, 168)
+PROPOSE = "jackpots.propose_change"
 
 
 def _choice(request: HttpRequest, name: str, choices: tuple[int, ...], default: int) -> int:
@@ -42,6 +45,14 @@ def progressives_view(request: HttpRequest) -> HttpResponse:
 @workspace_page("jackpots.view_level")
 def level_view(request: HttpRequest, pk: int) -> HttpResponse:
     level = get_object_or_404(Level.objects.select_related("progressive"), pk=pk)
+    return level_page(request, level)
+
+
+def level_page(
+    request: HttpRequest, level: Level, *, forms: dict | None = None, open_kind: str = "", status: int = 200
+) -> HttpResponse:
+    """The level's chart and hits, its changes waiting for approval and, for who may propose, the forms
+    to propose one (``forms`` bound to a refused post, ``open_kind`` the one to show open)."""
     venue = venue_current(request)
     zone = venue.time_zone if venue else "Europe/Rome"
     hours = _choice(request, "hours", _HOURS, 24)
@@ -49,6 +60,7 @@ def level_view(request: HttpRequest, pk: int) -> HttpResponse:
     start, end = level_chart_span(level, now - timedelta(hours=hours), now, now)
     series = level_series(level, start, end, PLOT_WIDTH)
     caption = _("%(level)s: amount over the last %(hours)s hours") % {"level": level, "hours": hours}
+    can_propose = request.user.has_perm(PROPOSE) and level.state != Level.State.RETIRED
     context = {
         "title": f"{level.progressive.name} · {level.name}",
         "level": level,
@@ -60,5 +72,8 @@ def level_view(request: HttpRequest, pk: int) -> HttpResponse:
         "hits": Hit.objects.filter(level=level, at__gte=start, at__lt=end)
         .select_related("machine")
         .order_by("-at"),
+        "pending": proposals_pending(request.user, now, level),
+        "forms": (forms or level_forms(level)) if can_propose else {},
+        "open_kind": open_kind,
     }
-    return render(request, "workspace/progressives/level.html", context)
+    return render(request, "workspace/progressives/level.html", context, status=status)
