@@ -121,11 +121,18 @@ def test_role_permissions_follow_the_mapping() -> None:
         "slots.add_machinekey",
     } <= manager
     assert {"slots.change_machineevent", "slots.delete_machineevent", "auth.change_user"}.isdisjoint(manager)
+    assert {
+        "floor.add_significantevent",
+        "floor.change_significantevent",
+        "floor.delete_significantevent",
+    }.isdisjoint(manager)
+    assert "floor.view_significantevent" in manager
     assert attendant == {
         "floor.view_venue",
         "floor.view_room",
         "floor.view_bank",
         "floor.view_signagescreen",
+        "floor.view_significantevent",
         "slots.view_slotmachine",
         "slots.view_machinekey",
         "slots.view_gatewaykey",
