@@ -35,6 +35,24 @@ def progressives_at(venue) -> QuerySet[Progressive]:
     return Progressive.objects.filter(placed | unplaced).distinct()
 
 
+def progressive_venue_id(progressive_id: int) -> int | None:
+    """The one venue a progressive is played at (its machines' and tables'); None for a link across
+    venues or one placed nowhere yet (the significant-events register's "whole house")."""
+    venues = set(
+        ProgressiveMachine.objects.filter(progressive_id=progressive_id).values_list(
+            "machine__room__venue_id", flat=True
+        )
+    ) | set(Table.objects.filter(progressive_id=progressive_id).values_list("venue_id", flat=True))
+    return venues.pop() if len(venues) == 1 else None
+
+
+def levels_shown(progressive: Progressive) -> list[Level]:
+    """The levels the API, the signs and the gateways show: all but the retired ones (a retired level
+    keeps its history in the reports, but no screen or machine shows it again). ``progressive``'s
+    levels prefetched (``progressives_list``) cost no query."""
+    return [level for level in progressive.levels.all() if level.state != Level.State.RETIRED]
+
+
 def level_last_hit(level: Level) -> Hit | None:
     return (
         Hit.objects.filter(level=level)
@@ -137,7 +155,7 @@ def progressive_public(progressive: Progressive, *, link: str | None = None) -> 
         | {table.venue.code for table in progressive.tables.all()}
     )
     levels = []
-    for level in progressive.levels.all():
+    for level in levels_shown(progressive):
         last = level_last_hit(level)
         levels.append(
             {
@@ -146,6 +164,7 @@ def progressive_public(progressive: Progressive, *, link: str | None = None) -> 
                 "amount_eur": mc_eur(level.current_mc),
                 "reset_eur": mc_eur(level.reset_mc),
                 "seq": level.seq,
+                "state": level.state,
                 "last_hit": None
                 if last is None
                 else {

@@ -168,7 +168,7 @@ class _Voiding:
                     "Rounds at other tables share the prize this round won: void them first.",
                     status=409,
                 )
-            # The carry base restarted since (a stopped level's parameters changed).
+            # The carry base restarted since (a suspended level's parameters changed).
             raise RoundError(
                 "carry_restarted",
                 "The level's parameters changed since this round: its bets can no longer be taken back.",
