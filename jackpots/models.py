@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from common.append_only import AppendOnlyModel
 from jackpots.changelog import ChangeRecord
@@ -81,9 +82,9 @@ class Level(models.Model):
         # Active: takes contributions and hits. Suspended: takes neither (games still play and are
         # recorded), off the SAS broadcast. Retired: its liability moved away; no events ever again,
         # its history kept and reported.
-        ACTIVE = "active", _("Active")
-        SUSPENDED = "suspended", _("Suspended")
-        RETIRED = "retired", _("Retired")
+        ACTIVE = "active", pgettext_lazy("level state", "Active")
+        SUSPENDED = "suspended", pgettext_lazy("level state", "Suspended")
+        RETIRED = "retired", pgettext_lazy("level state", "Retired")
 
     progressive = models.ForeignKey(
         Progressive, on_delete=models.PROTECT, related_name="levels", verbose_name=_("progressive")

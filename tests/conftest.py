@@ -40,10 +40,8 @@ def flush_by_delete_sql(original):
         # Django's foreign keys are deferrable: checked at the flush's commit, when every row is gone.
         deferred = f"{style.SQL_KEYWORD('SET CONSTRAINTS ALL DEFERRED')};"
         # An append-only table's trigger refuses a DELETE row by row; a TRUNCATE fires no row trigger.
-        return [deferred] + [
-            f"{style.SQL_KEYWORD('TRUNCATE' if t in APPEND_ONLY_TABLES else 'DELETE FROM')} {ops.quote_name(t)};"
-            for t in tables
-        ]
+        verb = {t: "TRUNCATE" if t in APPEND_ONLY_TABLES else "DELETE FROM" for t in tables}
+        return [deferred] + [f"{style.SQL_KEYWORD(verb[t])} {ops.quote_name(t)};" for t in tables]
 
     return sql_flush
 

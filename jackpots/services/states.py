@@ -50,10 +50,8 @@ def _state_change(level: Level, user, reason: str, *, to: str, kind: str) -> Lev
         if level.state == Level.State.RETIRED:
             raise level_retired_error(level)
         if level.state == to:
-            raise EngineError(
-                f"level_already_{to}",
-                _("%(level)s is already %(state)s.") % {"level": level, "state": level.get_state_display().lower()},
-            )
+            shown = {"level": level, "state": level.get_state_display().lower()}
+            raise EngineError(f"level_already_{to}", _("%(level)s is already %(state)s.") % shown)
         now = timezone.now()
         change = LevelChange.objects.create(
             level=level,

@@ -33,7 +33,8 @@ def manager(db):
 
 def _meters(level: Level) -> tuple:
     level.refresh_from_db()
-    return (level.current_mc, level.reserve_mc, level.overflow_mc, level.wagered_cents, level.hits, level.cycle)
+    meters = ("current_mc", "reserve_mc", "overflow_mc", "wagered_cents", "hits", "cycle")
+    return tuple(getattr(level, name) for name in meters)
 
 
 def test_a_suspended_level_refuses_a_hit_with_level_suspended_and_nothing_moves(linked, manager):
@@ -69,7 +70,7 @@ def test_no_contribution_while_suspended_and_contributions_resume_after(linked, 
 
 
 def test_suspend_and_resume_are_on_the_change_log_and_the_significant_events_register(linked, manager):
-    progressive, _, level = linked
+    _, _, level = linked
     suspended = level_suspend(level, manager, "  controller fault ")
     resumed = level_resume(level, manager, "controller replaced")
     rows = list(

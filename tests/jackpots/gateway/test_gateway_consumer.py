@@ -128,7 +128,8 @@ async def test_a_suspension_and_a_resumption_reach_the_gateway_and_its_next_snap
     await ws.disconnect()  # one connection per key: the gateway comes back to a snapshot
     again = await gateway_open(floor.path)
     snapshot = await again.receive_json_from(timeout=5)
-    states = [(level["id"], level["state"]) for jackpot in snapshot["jackpots"] for level in jackpot["levels"]]
+    levels = [level for jackpot in snapshot["jackpots"] for level in jackpot["levels"]]
+    states = [(level["id"], level["state"]) for level in levels]
     assert states == [(floor.grand.id, "suspended"), (floor.minor.id, "active")]
     await database_sync_to_async(level_resume)(floor.grand, user, "controller replaced")
     assert await again.receive_json_from(timeout=5) == {
