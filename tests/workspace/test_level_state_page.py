@@ -45,7 +45,8 @@ def test_a_manager_suspends_then_resumes_a_level_with_a_reason(grand, manager):
     assert "Grease Grand è sospeso." in page
     assert '<span class="state flag" id="level-state-value">Sospeso</span>' in page
     assert "Riattiva il livello" in page
-    assert client.post(_url(grand), {"action": "resume", "reason": "Controller sostituito"}).status_code == 302
+    resumed = client.post(_url(grand), {"action": "resume", "reason": "Controller sostituito"})
+    assert resumed.status_code == 302
     grand.refresh_from_db()
     assert grand.state == "active"
     assert list(LevelChange.objects.filter(level=grand).values_list("new", "reason", "user")) == [
