@@ -19,9 +19,11 @@ from jackpots.services import (
     level_resume,
     level_suspend,
 )
+from jackpots.services.levels import level_create
 from slots.models import MachineEvent
 from tests.factories import ProgressiveMachineFactory, RoomFactory, SlotMachineFactory, VenueFactory
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
+from tests.jackpots.helpers import GRAND
 
 pytestmark = pytest.mark.django_db
 
@@ -177,3 +179,17 @@ def test_a_retired_level_takes_nothing_ever_again(linked, manager):
     assert (LevelChange.objects.count(), SignificantEvent.objects.count(), Hit.objects.count()) == (0, 0, 0)
     # Its history stays: the ledger still holds what it took.
     assert LedgerEntry.objects.filter(level=level, kind="contribution").count() == 1
+
+
+def test_the_public_api_shows_a_suspended_level_and_no_retired_one(linked, manager, client):
+    progressive, _, grand = linked
+    minor = level_create(progressive, name="Minor", position=2, params=GRAND)
+    level_suspend(grand, manager, "fault")
+
+    def shown() -> list[tuple[str, str]]:
+        levels = client.get(f"/api/v1/jackpots/{progressive.id}").json()["levels"]
+        return [(level["name"], level["state"]) for level in levels]
+
+    assert shown() == [("Grand", "suspended"), ("Minor", "active")]
+    Level.objects.filter(pk=minor.pk).update(state=Level.State.RETIRED)
+    assert shown() == [("Grand", "suspended")]
