@@ -295,8 +295,9 @@ def test_a_suspended_progressive_takes_no_rounds_and_its_rate_change_closes_earl
     assert_conserved(level)
 
 
-def test_a_retired_progressive_takes_no_rounds() -> None:
+def test_a_retired_progressive_takes_no_rounds_and_no_round_void() -> None:
     t = tables_ready()
+    t.post("VEN-CHE-1", body("B-1", [seat(1, "KC KD", 500)], community="2C 5S 7D TH 3S"))
     level = t.level("VEN-CHE-1")
     # Retiring is another service's (its liability moves first); the engine only honours the state.
     type(level).objects.filter(pk=level.pk).update(state="retired")
@@ -305,3 +306,8 @@ def test_a_retired_progressive_takes_no_rounds() -> None:
     assert (refused.status_code, refused.json()["error"]) == (409, "level_retired")
     assert level_row(level) == before
     assert not TableRound.objects.filter(round_id="R-1").exists()
+    # Its bets would come back out of a level whose money has moved away: refused, nothing moves.
+    response = t.void("VEN-CHE-1", "B-1")
+    assert (response.status_code, response.json()["error"]) == (409, "level_retired")
+    assert level_row(level) == before
+    assert TableRound.objects.get(round_id="B-1").state == "recorded"
