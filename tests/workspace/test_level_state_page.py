@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
+from django.utils import translation
 
 from floor.models import SignificantEvent
 from jackpots.models import Level, LevelChange
 from jackpots.services import level_suspend
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory
 from tests.floor.staff import level_seeded
+from workspace.reports.changes import change_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -118,3 +120,9 @@ def test_the_admin_shows_the_state_read_only(grand, manager):
     assert 'name="state"' not in page
     listing = client.get("/admin/jackpots/level/?state__exact=suspended").content.decode()
     assert "Grease Grand" in listing
+
+
+def test_the_change_history_says_a_state_change_in_words(grand, manager):
+    change = level_suspend(grand, manager, "fault")
+    with translation.override("it"):
+        assert [str(line) for line in change_lines(change)] == ["Stato: Attivo → Sospeso"]
