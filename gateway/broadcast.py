@@ -72,6 +72,26 @@ class ProgressiveBoard:
             if reset is not None:
                 self.resets[key] = reset
 
+    def level_off(self, level_id: int, seq: int | None = None) -> None:
+        """The server took the level out of play (suspended or retired): it leaves the broadcast, so its
+        machines disable it by SAS's 5 s rule, until an amount for it comes again (resumed)."""
+        with self.lock:
+            if seq is not None:
+                self.seqs[level_id] = seq
+            self.by_id.pop(level_id, None)
+            key = self.mapping.get(level_id)
+            if key is not None and self.amounts.pop(key, None) is not None:
+                self.changes += 1
+                self.news.notify_all()
+
+    def levels_keep(self, level_ids: set[int]) -> None:
+        """A snapshot is the whole truth: a level it no longer names (retired while the gateway was away)
+        leaves the broadcast."""
+        with self.lock:
+            gone = [level_id for level_id in self.by_id if level_id not in level_ids]
+        for level_id in gone:
+            self.level_off(level_id)
+
     def hit_reported(self, level_id: int, amount: int, reset: int, seq: int | None = None) -> None:
         """The server says the level hit for `amount`: show its reset, unless the server's amount after
         the hit already arrived (an update can overtake the hit message). The hit's `seq` (the level's
@@ -177,19 +197,32 @@ class ServerChannel:
         self.board.heard_from_server()
         kind = message.get("type")
         if kind == "snapshot":
+            named = set()
             for jackpot in message.get("jackpots", []):
                 for level in jackpot.get("levels", []):
+                    named.add(level["id"])
+                    if not self._in_play(level):
+                        continue
                     reset = eur_to_cents(level["reset_eur"]) if "reset_eur" in level else None
                     amount = eur_to_cents(level["amount_eur"])
                     self.board.set_level(level["id"], amount, reset, level.get("seq"))
+            self.board.levels_keep(named)
         elif kind == "update":
             for level in message.get("levels", []):
-                self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]), seq=level.get("seq"))
+                if self._in_play(level):
+                    self.board.set_level(level["id"], eur_to_cents(level["amount_eur"]), seq=level.get("seq"))
         elif kind == "hit":
             amount, reset = eur_to_cents(message["amount_eur"]), eur_to_cents(message["reset_eur"])
             self.board.hit_reported(message["level"], amount, reset, message.get("seq"))
         elif kind in ("award", "handpay_reset"):
             self.on_command(message)
+
+    def _in_play(self, level: dict[str, Any]) -> bool:
+        """Whether a level the server sent is broadcast; a suspended or retired one is taken off."""
+        if level.get("state", "active") == "active":
+            return True
+        self.board.level_off(level["id"], level.get("seq"))
+        return False
 
     def run(self) -> None:
         from websockets.sync.client import connect

@@ -26,6 +26,10 @@ class LevelPublicSerializer(serializers.Serializer):
     amount_eur = serializers.CharField(help_text="Current amount in euros, rounded down to the cent.")
     reset_eur = serializers.CharField()
     seq = serializers.IntegerField(help_text="Value sequence: +1 on every change of the level.")
+    state = serializers.ChoiceField(
+        choices=["active", "suspended"],
+        help_text="suspended: out of play for now (no contribution, no hit); a retired level is not listed.",
+    )
     last_hit = LastHitSerializer(allow_null=True)
 
 

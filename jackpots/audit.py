@@ -270,7 +270,7 @@ def level_audit(level: Level) -> list[Discrepancy]:
 def trigger_audit(level: Level) -> list[Discrepancy]:
     """A mystery level's trigger lies where ``core.draw_trigger`` draws it for the cycle: above the amount
     the trigger was drawn at (the level's amount after the ledger row that drew it: its seed, the hit that
-    started the cycle, a change while stopped; a void restores its cycle's) and below the limit, or that
+    started the cycle, a change while suspended; a void restores its cycle's) and below the limit, or that
     amount itself when it is within a millicent of the limit."""
     if not level.mystery:
         return []

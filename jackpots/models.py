@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from common.append_only import AppendOnlyModel
 from jackpots.changelog import ChangeRecord
@@ -81,9 +82,9 @@ class Level(models.Model):
         # Active: takes contributions and hits. Suspended: takes neither (games still play and are
         # recorded), off the SAS broadcast. Retired: its liability moved away; no events ever again,
         # its history kept and reported.
-        ACTIVE = "active", _("Active")
-        SUSPENDED = "suspended", _("Suspended")
-        RETIRED = "retired", _("Retired")
+        ACTIVE = "active", pgettext_lazy("level state", "Active")
+        SUSPENDED = "suspended", pgettext_lazy("level state", "Suspended")
+        RETIRED = "retired", pgettext_lazy("level state", "Retired")
 
     progressive = models.ForeignKey(
         Progressive, on_delete=models.PROTECT, related_name="levels", verbose_name=_("progressive")
@@ -100,7 +101,7 @@ class Level(models.Model):
     min_wager_cents = models.PositiveBigIntegerField(_("minimum eligible wager (cents)"), default=0)
     max_bet_only = models.BooleanField(_("max bet only"), default=False)
     mystery = models.BooleanField(_("mystery must-hit-by"), default=False)
-    stopped = models.BooleanField(_("stopped"), default=False)
+    # Changed only by jackpots.services.states (suspend, resume) and the retirement service, on record.
     state = models.CharField(_("state"), max_length=10, choices=State.choices, default=State.ACTIVE)
     # State (meters).
     current_mc = models.BigIntegerField(_("current amount (millicents)"), default=0)
@@ -111,7 +112,7 @@ class Level(models.Model):
     total_won_cents = models.BigIntegerField(_("total won (cents)"), default=0)
     cycle = models.PositiveIntegerField(_("cycle"), default=1)
     seq = models.BigIntegerField(_("value sequence"), default=0)
-    # Carry base: eligible wagers and the amounts they added since the cycle started (or since a stopped
+    # Carry base: eligible wagers and the amounts they added since the cycle started (or since a suspended
     # level's rate changed). amounts added == floor(carry_wagered x rate) exactly, so no fraction is lost.
     carry_wagered_cents = models.BigIntegerField(_("wagered since cycle start (cents)"), default=0)
     carry_added_mc = models.BigIntegerField(_("added since cycle start (millicents)"), default=0)
@@ -145,6 +146,16 @@ class Level(models.Model):
 
     def __str__(self) -> str:
         return f"{self.progressive.name} {self.name}"
+
+    @property
+    def active(self) -> bool:
+        """Takes contributions and hits (the one question the engine asks of a level's state)."""
+        return self.state == self.State.ACTIVE
+
+    @property
+    def suspended(self) -> bool:
+        """Out of play for a while: parameter changes apply at once, as no play moves the level."""
+        return self.state == self.State.SUSPENDED
 
 
 class HitKind(models.TextChoices):
@@ -352,7 +363,8 @@ class HitRefusal(models.Model):
     class Code(models.TextChoices):
         NOT_A_MEMBER = "not_a_member", _("Not a member of the progressive")
         MACHINE_NOT_LIVE = "machine_not_live", _("Member disabled or machine not in service")
-        LEVEL_STOPPED = "level_stopped", _("Level stopped")
+        LEVEL_SUSPENDED = "level_suspended", _("Level suspended")
+        LEVEL_RETIRED = "level_retired", _("Level retired")
         MYSTERY_LEVEL = "mystery_level", _("Mystery level (won by the system, not reported)")
         NO_TRIGGERING_GAME = "no_triggering_game", _("No game before the report")
         WAGER_BELOW_MINIMUM = "wager_below_minimum", _("Wager below the level's minimum")
@@ -462,7 +474,7 @@ class LedgerEntry(AppendOnlyModel):
         related_name="ledger",
         verbose_name=_("proposal"),
     )
-    # True when this row restarts the carry base (a reset, or a stopped level's rate change).
+    # True when this row restarts the carry base (a reset, or a suspended level's rate change).
     carry_restart = models.BooleanField(default=False)
 
     class Meta:

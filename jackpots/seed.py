@@ -33,7 +33,8 @@ from django.db.models import F, Q
 from jackpots.models import Level, LevelChange, Progressive, ProgressiveMachine
 from jackpots.services.core import Params
 from jackpots.services.levels import PARAM_FIELDS, level_create, level_params
-from jackpots.services.parameters import level_parameters_change, level_stopped_set
+from jackpots.services.parameters import level_parameters_change
+from jackpots.services.states import level_resume, level_suspend
 from slots.models import SlotMachine
 
 EUR = 100_000  # millicents in a euro
@@ -86,8 +87,8 @@ def _progressive(
 
 def ainsworth_levels_reorder(progressive: Progressive) -> None:
     """Moves the levels of an Ainsworth progressive still on ``AINSWORTH_BEFORE`` to ``AINSWORTH``, each
-    an audited parameter change by the system (user none): a level never played takes it at once (stopped,
-    changed, started: its amount is brought up to the new reset value, a seed in the ledger); a level that
+    an audited parameter change by the system (user none): a level never played takes it at once (suspended,
+    changed, resumed: its amount is brought up to the new reset value, a seed in the ledger); a level that
     has played keeps its live amount and takes it at its next hit (staged, rule 4). A level an operator
     has changed is left alone, and a level already moved is not moved twice."""
     for name, params in AINSWORTH:
@@ -98,12 +99,12 @@ def ainsworth_levels_reorder(progressive: Progressive) -> None:
         if LevelChange.objects.filter(level=level, reason=AINSWORTH_REASON).exists():
             continue
         changes = {f: getattr(params, f) for f in PARAM_FIELDS if getattr(params, f) != getattr(before, f)}
-        untouched = level.wagered_cents == 0 and level.hits == 0 and not level.stopped
+        untouched = level.wagered_cents == 0 and level.hits == 0 and level.active
         if untouched:
-            level_stopped_set(level, None, True, AINSWORTH_REASON)
+            level_suspend(level, None, AINSWORTH_REASON)
         level_parameters_change(level, None, changes, AINSWORTH_REASON)
         if untouched:
-            level_stopped_set(level, None, False, AINSWORTH_REASON)
+            level_resume(level, None, AINSWORTH_REASON)
 
 
 def progressives_seed() -> None:

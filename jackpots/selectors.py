@@ -66,6 +66,24 @@ def progressives_at(venue) -> QuerySet[Progressive]:
     return Progressive.objects.filter(placed | unplaced).distinct()
 
 
+def progressive_venue_id(progressive_id: int) -> int | None:
+    """The one venue a progressive is played at (its machines' and tables'); None for a link across
+    venues or one placed nowhere yet (the significant-events register's "whole house")."""
+    venues = set(
+        ProgressiveMachine.objects.filter(progressive_id=progressive_id).values_list(
+            "machine__room__venue_id", flat=True
+        )
+    ) | set(Table.objects.filter(progressive_id=progressive_id).values_list("venue_id", flat=True))
+    return venues.pop() if len(venues) == 1 else None
+
+
+def levels_shown(progressive: Progressive) -> list[Level]:
+    """The levels the API, the signs and the gateways show: all but the retired ones (a retired level
+    keeps its history in the reports, but no screen or machine shows it again). ``progressive``'s
+    levels prefetched (``progressives_list``) cost no query."""
+    return [level for level in progressive.levels.all() if level.state != Level.State.RETIRED]
+
+
 def _hits_newest_first(hits: QuerySet[Hit]) -> QuerySet[Hit]:
     return hits.select_related("machine").order_by(*_last_hit_order())
 
@@ -166,7 +184,7 @@ def progressive_public(progressive: Progressive) -> dict:
 
 def _progressive_shown(progressive: Progressive, link: str, venues: list[str], last_hits: dict) -> dict:
     levels = []
-    for level in progressive.levels.all():
+    for level in levels_shown(progressive):
         last = last_hits.get(level.last_hit_id)
         levels.append(
             {
@@ -175,6 +193,7 @@ def _progressive_shown(progressive: Progressive, link: str, venues: list[str], l
                 "amount_eur": mc_eur(level.current_mc),
                 "reset_eur": mc_eur(level.reset_mc),
                 "seq": level.seq,
+                "state": level.state,
                 "last_hit": None
                 if last is None
                 else {

@@ -104,7 +104,13 @@ class MetersEventSerializer(_EventBase):
 
 
 class JackpotEventSerializer(_EventBase):
-    type = serializers.ChoiceField(choices=["jackpot"], help_text="The machine hit a level it plays.")
+    type = serializers.ChoiceField(
+        choices=["jackpot"],
+        help_text=(
+            "The machine hit a level it plays. Stored and judged by the engine: a report on a suspended "
+            "level is refused level_suspended (level_retired on a retired one) and pays nothing."
+        ),
+    )
     level = serializers.IntegerField(
         min_value=1, max_value=BIGINT_MAX, help_text="Id of the level (GET /api/v1/jackpots)."
     )

@@ -92,7 +92,8 @@ def floor_load(rng: random.Random) -> list[Machine]:
     for machine_id, name, value in MachineMeter.objects.values_list("machine_id", "name", "value"):
         meters[machine_id][name] = value
     triggers: dict[int, list[TriggerLevel]] = defaultdict(list)
-    for level in Level.objects.filter(mystery=False, stopped=False).prefetch_related("progressive__members"):
+    playing = Level.objects.filter(mystery=False, state=Level.State.ACTIVE)
+    for level in playing.prefetch_related("progressive__members"):
         growth_mc = max(level.reset_mc // 2, 100_000)
         rate = level.rate if level.rate > 0 else Decimal("0.01")
         hit_wager = int(Decimal(growth_mc) / (rate * 1000))

@@ -8,7 +8,8 @@ from typing import Any
 
 from websockets.sync.server import serve
 
-from gateway.broadcast import ProgressiveBoard, ServerChannel
+from gateway.broadcast import GroupBroadcaster, ProgressiveBoard, ServerChannel
+from gateway.sas import frames as f
 from gateway.tests.helpers import wait_for
 
 SNAPSHOT = {
@@ -82,3 +83,37 @@ def test_a_hit_message_older_than_the_last_update_is_not_shown_even_below_its_am
     assert board.group_amounts(1, board.heard) == {2: 10002}
     channel.handle({**hit, "seq": 41})  # a hit at the level's last known value: its reset is news
     assert board.group_amounts(1, board.heard) == {2: 10000}
+
+
+def test_a_suspended_level_leaves_the_broadcast_frame_until_resumed():
+    """The server's update says a level is suspended: the LP 86 frame no longer carries it, so the
+    machines disable it by SAS's 5 s rule; an update saying active brings it back."""
+    board = ProgressiveBoard({17: (1, 1), 18: (1, 2)}, fresh_for=10.0)
+    channel = ServerChannel("ws://unused", board, lambda message: None)
+    line = GroupBroadcaster(board, {1: f.LP_MULTI_BROADCAST}, every=1.0)
+    channel.handle(SNAPSHOT)
+    assert line.frames_due(board.heard) == [f.multi_broadcast(1, {1: 152341, 2: 5000})]
+    channel.handle(
+        {"type": "update", "levels": [{"id": 17, "amount_eur": "1523.41", "seq": 2, "state": "suspended"}]}
+    )
+    # At once (a change), not at the next period: the frame carries the other level only.
+    assert line.frames_due(board.heard) == [f.multi_broadcast(1, {2: 5000})]
+    channel.handle({"type": "update", "levels": [{"id": 18, "amount_eur": "50.01", "seq": 2}]})
+    assert line.frames_due(board.heard) == [f.multi_broadcast(1, {2: 5001})]
+    channel.handle(
+        {"type": "update", "levels": [{"id": 17, "amount_eur": "1523.41", "seq": 3, "state": "active"}]}
+    )
+    assert line.frames_due(board.heard) == [f.multi_broadcast(1, {1: 152341, 2: 5001})]
+
+
+def test_a_snapshot_takes_off_a_suspended_level_and_one_it_no_longer_names():
+    board = ProgressiveBoard({17: (1, 1), 18: (1, 2)}, fresh_for=10.0)
+    channel = ServerChannel("ws://unused", board, lambda message: None)
+    channel.handle(SNAPSHOT)
+    levels = [
+        {"id": 17, "amount_eur": "1523.41", "reset_eur": "1000.00", "seq": 2, "state": "suspended"},
+        {"id": 99, "amount_eur": "7.00", "reset_eur": "1.00", "seq": 1, "state": "active"},
+    ]  # 18 retired while the gateway was away: not in the snapshot
+    channel.handle({"type": "snapshot", "jackpots": [{"id": 3, "levels": levels}]})
+    assert board.group_amounts(1, board.heard) is None  # nothing of group 1 left to broadcast
+    assert board.by_id == {99: 700}

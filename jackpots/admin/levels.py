@@ -64,7 +64,7 @@ class LevelInline(LevelMeters, ReadOnlyAdmin, admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = True
-    fields = ["position", "name", "amount", "reserve", "overflow", "hits", "stopped", "sas_level"]
+    fields = ["position", "name", "amount", "reserve", "overflow", "hits", "state", "sas_level"]
     readonly_fields = fields[:-1]
 
     def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
@@ -113,8 +113,8 @@ METER_COLUMNS = ["amount", "reserve", "overflow", "wagered", "hits", "total_won"
 @admin.register(Level)
 # Parameters change only through the engine (staged until the next reset), never by a plain save.
 class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
-    list_display = ["__str__", "position", *METER_COLUMNS, "stopped", "staged"]
-    list_filter = ["progressive__kind", "progressive__currency", "stopped", "mystery"]
+    list_display = ["__str__", "position", *METER_COLUMNS, "state", "staged"]
+    list_filter = ["progressive__kind", "progressive__currency", "state", "mystery"]
     list_select_related = ["progressive"]
     search_fields = ["name", "progressive__name"]
     change_form_template = "admin/jackpots/level/change_form.html"
@@ -124,7 +124,7 @@ class LevelAdmin(LevelMeters, ReadOnlyAdmin, admin.ModelAdmin):
         "position",
         *METER_COLUMNS,
         "seq",
-        "stopped",
+        "state",
         "reset",
         "rate",
         "reserve_rate",

@@ -129,7 +129,15 @@ class GatewayConsumer(AsyncWebsocketConsumer):
         for level in message["levels"]:
             if level["seq"] > self.shown_seq.get(level["id"], -1):
                 self.shown_seq[level["id"]] = level["seq"]
-                levels.append({"id": level["id"], "amount_eur": level["amount_eur"], "seq": level["seq"]})
+                levels.append(
+                    {
+                        "id": level["id"],
+                        "amount_eur": level["amount_eur"],
+                        "seq": level["seq"],
+                        # A suspended (or retired) level: the gateway takes it off the SAS broadcast.
+                        "state": level.get("state", "active"),
+                    }
+                )
         if levels:
             await self.send_json({"type": "update", "levels": levels})
 

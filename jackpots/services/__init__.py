@@ -5,14 +5,16 @@
 - ``hits``: hit recording, verification (two people at or above the threshold), payment, void.
 - ``parameters``: staged and immediate parameter changes, the change log.
 - ``proposals``: maker-checker for a level's money and parameters (propose, approve, reject, retire).
+- ``states``: suspending and resuming a level, on the change log and the significant-events register.
 """
 
 from jackpots.services.contributions import contributions_apply, contributions_batch_apply
 from jackpots.services.core import AwardMode
 from jackpots.services.errors import EngineError
 from jackpots.services.hits import hit_pay, hit_verify, hit_void, level_award, level_hit
-from jackpots.services.parameters import level_parameters_change, level_stopped_set
+from jackpots.services.parameters import level_parameters_change
 from jackpots.services.proposals import change_approve, change_propose, change_reject, progressive_retire
+from jackpots.services.states import level_resume, level_suspend
 from jackpots.services.wagers import level_wager_add
 
 __all__ = [
@@ -29,7 +31,8 @@ __all__ = [
     "level_award",
     "level_hit",
     "level_parameters_change",
-    "level_stopped_set",
+    "level_resume",
+    "level_suspend",
     "level_wager_add",
     "progressive_retire",
 ]

@@ -455,7 +455,7 @@ def _feeds(members: list[Member], levels: dict[int, Level]) -> dict[int, list[Fe
     for machine_id, progressive_id, enabled, status in members:
         live = enabled and status == SlotMachine.Status.IN_SERVICE
         for level in by_progressive.get(progressive_id, ()):
-            if not level.stopped:
+            if level.active:
                 feed = Feed(level.id, level.min_wager_cents, level.max_bet_only, live, level.mystery)
                 feeds.setdefault(machine_id, []).append(feed)
     return feeds

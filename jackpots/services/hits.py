@@ -54,6 +54,7 @@ from jackpots.services.levels import (
 )
 from jackpots.services.machine_split import machine_parts_insert, void_parts, wagers_since
 from jackpots.services.parameters import parameters_set, staged_changes_apply
+from jackpots.services.states import level_in_play_check, level_retired_error
 from jackpots.services.winners import Winner, winner_record
 from slots.models import MachineAlert, MachineEvent, SlotMachine
 
@@ -131,8 +132,10 @@ def machine_report_refusal(
     live = None if level is None else _member_live(level, machine_id)
     if live is None:
         return HitRefusal.Code.NOT_A_MEMBER, None
-    if level.stopped:
-        return HitRefusal.Code.LEVEL_STOPPED, None
+    if level.state == Level.State.SUSPENDED:
+        return HitRefusal.Code.LEVEL_SUSPENDED, None
+    if level.state == Level.State.RETIRED:
+        return HitRefusal.Code.LEVEL_RETIRED, None
     if level.mystery:
         return HitRefusal.Code.MYSTERY_LEVEL, None
     if not live:
@@ -212,7 +215,11 @@ def award_record_locked(
     ``machine_paid_cents``: the machine credited the win itself (its report's ``paid_amount``): the hit is
     recorded paid by the machine and the level pays out no more than that (``core.award``).
     ``venue``: where a machine-less hit (a table prize) was won, for its hit number; a machine's hit is
-    numbered in its machine's venue."""
+    numbered in its machine's venue.
+
+    Only an active level is won: a suspended or retired one raises (``level_suspended``,
+    ``level_retired``), whichever path asked (a machine's report is refused before it gets here)."""
+    level_in_play_check(level)
     params = level_params(level)
     before = snapshot(params, state)
     next_params = params
@@ -585,7 +592,10 @@ def hit_void(hit: Hit, user, reason: str) -> Hit:
 
 
 def _void_check(level: Level, hit: Hit) -> None:
-    """Raises unless ``hit`` (locked), which took its award from the level, can be voided now."""
+    """Raises unless ``hit`` (locked), which took its award from the level, can be voided now. A
+    suspended level takes a void (its money returns, no play moves it); a retired one nothing ever again."""
+    if level.state == Level.State.RETIRED:
+        raise level_retired_error(level)
     later = Hit.objects.filter(level=level, number__gt=hit.number).exclude(state=Hit.State.VOIDED)
     if hits_took_from_level(later):
         raise EngineError("later_hit", _("A later hit on this level must be voided first."))

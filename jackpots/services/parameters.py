@@ -1,4 +1,4 @@
-"""Parameter changes: staged on a live level until its next reset, applied at once on a stopped one
+"""Parameter changes: staged on a live level until its next reset, applied at once on a suspended one
 (NZ Gazette 2004 §1.28.3, NY 5321.18); every change is logged with who, when, old, new, why
 (NJ 13:69E-1.39C)."""
 
@@ -8,7 +8,6 @@ import dataclasses
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
-from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -21,9 +20,9 @@ from jackpots.services.levels import (
     ledger_entry,
     level_params,
     level_state,
-    levels_lock,
     trigger_draw,
 )
+from jackpots.services.states import level_retired_error
 
 INT_FIELDS = {"reset_mc", "limit_mc", "min_wager_cents"}
 RATE_FIELDS = {"rate", "reserve_rate"}
@@ -98,9 +97,10 @@ def parameters_proposed(level: Level, changes: dict) -> dict:
 
 def level_parameters_change(level: Level, user, changes: dict, reason: str, *, proposal=None) -> LevelChange:
     """Stages ``changes`` (parameter name → new value) until the next reset, or applies them at once when
-    the level is stopped. A reason is required; bad input raises EngineError and changes nothing. People
-    change parameters through a proposal (``proposals.change_propose``): its approval calls this, and a
-    stopped level's seed row names the ``proposal``."""
+    the level is suspended; a retired level is refused. A reason is required; bad input raises
+    EngineError and changes nothing. People change parameters through a proposal
+    (``proposals.change_propose``): its approval calls this, and a suspended level's seed row names the
+    ``proposal``."""
     if not reason or not reason.strip():
         raise EngineError("reason_required", _("A parameter change needs a reason."))
     if not changes:
@@ -111,12 +111,14 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str, *, p
 
     def step(locked: Locked) -> Written[LevelChange]:
         level = locked.levels[level_id]
+        if level.state == Level.State.RETIRED:
+            raise level_retired_error(level)
         current = locked.params(level_id)
         params = dataclasses.replace(current, **parsed)
         params_validate(params)
         old = {name: _json(getattr(current, name)) for name in parsed}
         new = {name: _json(value) for name, value in parsed.items()}
-        applied = {"applied_at": now, "applied_cycle": level.cycle} if level.stopped else {}
+        applied = {"applied_at": now, "applied_cycle": level.cycle} if level.suspended else {}
         change = LevelChange.objects.create(
             level=level,
             user=user,
@@ -124,21 +126,23 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str, *, p
             old=old,
             new=new,
             reason=reason.strip(),
-            state=LevelChange.State.APPLIED if level.stopped else LevelChange.State.STAGED,
+            state=LevelChange.State.APPLIED if level.suspended else LevelChange.State.STAGED,
             **applied,
         )
-        if not level.stopped:
+        if not level.suspended:
             return Written(result=change)
-        state, entry = _stopped_apply(level, params, now, reference=f"change {change.pk}", proposal=proposal)
+        state, entry = _suspended_apply(
+            level, params, now, reference=f"change {change.pk}", proposal=proposal
+        )
         return Written({level_id: state}, [entry], result=change)
 
     return levels_write([level_id], step).result
 
 
-def _stopped_apply(
+def _suspended_apply(
     level: Level, params: core.Params, now: datetime, reference: str, proposal=None
 ) -> tuple[core.State, LedgerEntry]:
-    """A stopped level takes the new parameters now: the carry base restarts (the rate may differ), the
+    """A suspended level takes the new parameters now: the carry base restarts (the rate may differ), the
     amount is brought up to a higher reset value (seeded) or down to a lower limit (the excess to overflow,
     a limit breach: rule 3), and a mystery trigger is drawn again. Returns its new state and seed row."""
     state = level_state(level)
@@ -170,26 +174,3 @@ def _stopped_apply(
         proposal=proposal,
     )
     return new, entry
-
-
-def level_stopped_set(level: Level, user, stopped: bool, reason: str) -> LevelChange:
-    """Stops or restarts a level (a stopped level takes no contributions and accepts immediate changes)."""
-    if not reason or not reason.strip():
-        raise EngineError("reason_required", _("Stopping or starting a level needs a reason."))
-    now = timezone.now()
-    with transaction.atomic():
-        level = levels_lock([level.pk])[level.pk]
-        change = LevelChange.objects.create(
-            level=level,
-            user=user,
-            at=now,
-            old={"stopped": level.stopped},
-            new={"stopped": stopped},
-            reason=reason.strip(),
-            state=LevelChange.State.APPLIED,
-            applied_at=now,
-            applied_cycle=level.cycle,
-        )
-        level.stopped = stopped
-        level.save(update_fields=["stopped"])
-    return change

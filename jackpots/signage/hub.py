@@ -116,6 +116,7 @@ class ScreenHub:
                 "id": published["id"],
                 "amount_eur": published["amount_eur"],
                 "seq": published["seq"],
+                "state": published.get("state", "active"),
                 **extra.get(published["id"], {}),
             }
             known = self.pending.get(level["id"])

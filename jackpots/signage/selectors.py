@@ -12,6 +12,7 @@ from floor.models import SignageScreen
 from jackpots.models import Hit, Level, Progressive, ScreenPresence, SignTheme, TableSeat
 from jackpots.selectors import (
     hit_place,
+    levels_shown,
     progressives_list,
     progressives_public,
 )
@@ -48,13 +49,13 @@ def signage_snapshot(content: ScreenContent) -> list[dict]:
     themes = {theme.progressive_id: theme for theme in SignTheme.objects.filter(progressive__in=progressives)}
     for progressive, shown in zip(progressives, progressives_public(progressives), strict=True):
         shown["theme"] = theme_public(themes.get(progressive.id), progressive.name)
-        for level, level_shown in zip(progressive.levels.all(), shown["levels"], strict=True):
+        for level, level_shown in zip(levels_shown(progressive), shown["levels"], strict=True):
             level_shown.update(level_teaser(level))
         if progressive.currency != content.currency:
             rate = display_rate(progressive.currency, content.currency, now)
             if rate is not None:
                 shown["rate"] = str(rate)
-            for level, level_shown in zip(progressive.levels.all(), shown["levels"], strict=True):
+            for level, level_shown in zip(levels_shown(progressive), shown["levels"], strict=True):
                 level_shown.update(
                     amounts_in(
                         content.currency,
@@ -92,17 +93,24 @@ def theme_message(progressive_id: int) -> dict | None:
 
 
 def level_updates(level_ids: list[int]) -> dict[int, dict]:
-    """Per progressive: its currency and the current amount and value sequence of each changed level,
-    with the amount in whole cents of the pool (``cents``) for screens in another currency."""
+    """Per progressive: its currency and the current amount, value sequence and state of each changed
+    level, with the amount in whole cents of the pool (``cents``) for screens in another currency. The
+    state travels with every update, so a suspension or a resumption reaches a sign like a new amount."""
     updates: dict[int, dict] = {}
-    for pid, currency, level_id, current_mc, seq in (
+    for pid, currency, level_id, current_mc, seq, state in (
         Level.objects.filter(id__in=level_ids)
         .order_by("id")
-        .values_list("progressive_id", "progressive__currency", "id", "current_mc", "seq")
+        .values_list("progressive_id", "progressive__currency", "id", "current_mc", "seq", "state")
     ):
         progressive = updates.setdefault(pid, {"pool_currency": currency, "levels": []})
         progressive["levels"].append(
-            {"id": level_id, "amount_eur": mc_eur(current_mc), "seq": seq, "cents": mc_to_cents(current_mc)}
+            {
+                "id": level_id,
+                "amount_eur": mc_eur(current_mc),
+                "seq": seq,
+                "state": state,
+                "cents": mc_to_cents(current_mc),
+            }
         )
     return updates
 

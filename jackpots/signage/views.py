@@ -27,6 +27,8 @@ def sign_strings() -> dict[str, str]:
         "link_down_footer": _("Link down: %(names)s"),
         "must_hit_by": _("Must hit by %(amount)s"),
         "mystery": pgettext("sign level", "Mystery"),
+        # A suspended level's amount gives way to this word (a retired level is not shown at all).
+        "suspended": pgettext("sign level", "Suspended"),
     }
 
 

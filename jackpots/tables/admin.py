@@ -185,7 +185,7 @@ class PayTableAdmin(admin.ModelAdmin):
                 form.add_error(None, error.message)
             else:
                 if change.state == PayTableChange.State.APPLIED:
-                    self.message_user(request, _("The level is stopped: the new pay table applies now."))
+                    self.message_user(request, _("The level is suspended: the new pay table applies now."))
                 else:
                     self.message_user(
                         request,

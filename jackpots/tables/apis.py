@@ -97,7 +97,10 @@ class TableRoundsApi(APIView):
             404: OpenApiResponse(ErrorSerializer),
             409: OpenApiResponse(
                 ErrorSerializer,
-                description="round_conflict, no_exchange_rate, progressive_stopped, table_inactive.",
+                description=(
+                    "round_conflict, no_exchange_rate, level_suspended (the progressive's level is "
+                    "suspended: no jackpot bets until resumed), level_retired, table_inactive."
+                ),
             ),
             413: OpenApiResponse(
                 ErrorSerializer, description="The body is larger than 1 MiB (body_too_large)."

@@ -123,7 +123,7 @@ class PayTableChange(ChangeRecord):
     """The pay table's change log, kept like the levels' (NJ 13:69E-1.39C).
 
     A change to a live progressive is staged and takes effect with the first round after the level's
-    next reset (NY 5321.18); while the level is stopped it takes effect at once."""
+    next reset (NY 5321.18); while the level is suspended it takes effect at once."""
 
     pay_table = models.ForeignKey(
         PayTable, on_delete=models.PROTECT, related_name="changes", verbose_name=_("pay table")

@@ -183,6 +183,8 @@
     amount.dataset.levelId = level.id;
     slot.appendChild(amount);
     slot.appendChild(el("span", "warning", strings.link_down));
+    slot.appendChild(el("span", "suspended", strings.suspended));
+    block.dataset.state = level.state || "active";
     if (top) {
       if (label) block.appendChild(el("div", "level-name line", label));
       slot.classList.add("line");
@@ -199,7 +201,7 @@
     levels.set(level.id, {
       seq: level.seq, from: shown.cents, shown: shown.cents, target: shown.cents, start: 0, el: amount,
       progressive: jackpot.id, currency: shown.currency, poolCurrency: jackpot.currency, label: label,
-      length: 0
+      length: 0, block: block
     });
     amount.dataset.amountEur = level.amount_eur;
     amount.dataset.currency = shown.currency;
@@ -288,10 +290,26 @@
     changed();
   }
 
+  // A level suspended or resumed while the sign is up: the word or the amount, at once; a retired level
+  // leaves the card (the next snapshot no longer has it).
+  function stateApply(level, update) {
+    if (update.state === undefined || update.state === level.block.dataset.state) return;
+    if (update.state === "retired") {
+      level.block.remove();
+      levels.delete(update.id);
+    } else {
+      level.block.dataset.state = update.state;
+    }
+    refit.add(level.progressive);
+    changed();
+  }
+
   function applyUpdate(update, now) {
     var level = levels.get(update.id);
     if (!level || update.seq <= level.seq) return;  // a screen ignores a seq lower than one it has shown
     level.seq = update.seq;
+    stateApply(level, update);
+    if (!levels.has(update.id)) return;
     var received = money(update, "amount", level.poolCurrency);
     var cents = received.cents;
     level.el.dataset.amountEur = update.amount_eur;

@@ -43,6 +43,7 @@ def test_list_and_detail_follow_the_contract(linked):
                 "amount_eur": "1000.73",
                 "reset_eur": "1000.00",
                 "seq": level.seq,
+                "state": "active",
                 "last_hit": {
                     "at": at,
                     "amount_eur": "1001.37",

@@ -17,7 +17,7 @@ from jackpots.services import (
     hit_void,
     level_award,
     level_parameters_change,
-    level_stopped_set,
+    level_suspend,
     level_wager_add,
 )
 from jackpots.services.levels import level_create
@@ -152,9 +152,9 @@ def test_parameter_changes_are_staged_until_the_next_reset(linked, people):
     assert jackpots_audit()[1] == []
 
 
-def test_a_stopped_level_takes_changes_at_once_and_no_contributions(linked, people):
+def test_a_suspended_level_takes_changes_at_once_and_no_contributions(linked, people):
     _, machines, level = linked
-    level_stopped_set(level, people[0], True, "maintenance")
+    level_suspend(level, people[0], "maintenance")
     change = level_parameters_change(level, people[0], {"reset_mc": 120_000_000}, "higher seed")
     GameEventFactory(machine=machines[0], wager_cents=1_000)
     contributions_apply()
@@ -301,14 +301,12 @@ def test_a_jackpot_event_for_a_level_the_machine_cannot_hit_is_refused_not_paid(
             "machine_not_live",
         ),
         (
-            lambda machine, level: level_stopped_set(
-                level, get_user_model().objects.create_user("m"), True, "fault"
-            ),
-            "level_stopped",
+            lambda machine, level: level_suspend(level, get_user_model().objects.create_user("m"), "fault"),
+            "level_suspended",
         ),
     ],
 )
-def test_a_disabled_member_or_a_stopped_level_cannot_be_won(linked, change, code):
+def test_a_disabled_member_or_a_suspended_level_cannot_be_won(linked, change, code):
     _, machines, level = linked
     GameEventFactory(machine=machines[0], wager_cents=450)
     change(machines[0], level)

@@ -156,9 +156,9 @@ def test_seed_moves_an_installed_ainsworth_by_audited_changes():
     staged = LevelChange.objects.get(level=minor, state=LevelChange.State.STAGED)
     assert (staged.user, staged.new, staged.reason) == (None, {"limit_mc": 50_000_000}, AINSWORTH_REASON)
     assert list(LevelChange.objects.filter(level=major).values_list("new", "state")) == [
-        ({"stopped": True}, "applied"),
+        ({"state": "suspended"}, "applied"),
         ({"reset_mc": 50_000_000}, "applied"),
-        ({"stopped": False}, "applied"),
+        ({"state": "active"}, "applied"),
     ]
     assert LedgerEntry.objects.filter(level=major, kind="seed").count() == 2
     level_award(minor.id, mode=AwardMode.WHOLE, reference="the Minor hits")

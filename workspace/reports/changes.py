@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from common.money import cents_eur_grouped, mc_eur_grouped
-from jackpots.models import LevelChange
+from jackpots.models import Level, LevelChange
 
 # The level's parameters a change can name (jackpots.services.parameters), as the change history says them.
 PARAMETER_LABELS = {
@@ -19,7 +19,8 @@ PARAMETER_LABELS = {
     "min_wager_cents": gettext_lazy("Minimum eligible wager"),
     "max_bet_only": gettext_lazy("Max bet only"),
     "mystery": gettext_lazy("Mystery must-hit-by"),
-    "stopped": gettext_lazy("Stopped"),
+    "stopped": gettext_lazy("Stopped"),  # before level states (jackpots migration 0018)
+    "state": gettext_lazy("State"),
     "trigger_mc": gettext_lazy("Must hit by"),
     "name": gettext_lazy("Name"),
 }
@@ -41,6 +42,8 @@ def parameter_value(key: str, value: object) -> str:
     """Money in euros (millicents and cents by the key's unit), yes/no, none; anything else as stored."""
     if value is None:
         return _("none")
+    if key == "state" and value in Level.State.values:
+        return str(Level.State(value).label)
     if isinstance(value, bool):
         return _("yes") if value else _("no")
     if isinstance(value, int) and key.endswith("_mc"):

@@ -61,7 +61,7 @@ def _lines_write(pay_table: PayTable, lines: list[dict]) -> None:
 
 
 def pay_table_change(pay_table: PayTable, user, lines: list[dict], reason: str) -> PayTableChange:
-    """Requests new lines. Applied at once while the level is stopped, otherwise staged until the first
+    """Requests new lines. Applied at once while the level is suspended, otherwise staged until the first
     round after the level's next reset (NY 5321.18); a newer request replaces nothing: they apply in order."""
     if not reason or not reason.strip():
         raise EngineError("reason_required", _("A pay table change needs a reason."))
@@ -79,7 +79,7 @@ def pay_table_change(pay_table: PayTable, user, lines: list[dict], reason: str) 
             state=PayTableChange.State.STAGED,
             requested_cycle=level.cycle,
         )
-        if level.stopped:
+        if level.suspended:
             _lines_write(pay_table, clean)
             change.state, change.applied_at, change.applied_cycle = (
                 PayTableChange.State.APPLIED,

@@ -273,10 +273,10 @@ class _Posted:
                     status=409,
                 )
             return Written(result=_Recorded(answer=existing.response))
-        if level.stopped:
+        if not level.active:
             raise RoundError(
-                "progressive_stopped",
-                f"The progressive of table {self.table.code} is stopped: no jackpot bets are taken.",
+                f"level_{level.state}",
+                f"The progressive of table {self.table.code} is {level.state}: no jackpot bets are taken.",
                 status=409,
             )
         return _round_write(self, level)

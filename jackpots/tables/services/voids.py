@@ -95,6 +95,10 @@ class _Voiding:
             )
         if round_.state == TableRound.State.VOIDED:
             return Written(result=_void_answer(round_))
+        if level.state == Level.State.RETIRED:  # its money moved away: nothing comes back to it
+            raise RoundError(
+                "level_retired", f"The progressive of table {self.table.code} is retired.", status=409
+            )
         if self.user is None and _carries_floor_prize(round_):
             raise RoundError(
                 "void_needs_person",
@@ -168,7 +172,7 @@ class _Voiding:
                     "Rounds at other tables share the prize this round won: void them first.",
                     status=409,
                 )
-            # The carry base restarted since (a stopped level's parameters changed).
+            # The carry base restarted since (a suspended level's parameters changed).
             raise RoundError(
                 "carry_restarted",
                 "The level's parameters changed since this round: its bets can no longer be taken back.",

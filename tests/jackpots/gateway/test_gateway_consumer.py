@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from common.credentials import credentials_revoke
 from jackpots import publish
 from jackpots.models import Hit, Level, SasAward
-from jackpots.services import hit_pay, hit_verify
+from jackpots.services import hit_pay, hit_verify, level_resume, level_suspend
 from slots.models import GatewayKey, SlotMachine
 from slots.services.keys import gateway_key_issue, machine_key_issue
 from tests.factories import VenueFactory
@@ -105,14 +105,45 @@ async def test_update_on_every_level_change_older_seqs_dropped(floor: Floor):
     await database_sync_to_async(level_set)(floor.grand, 152_400_999, 8)
     assert await ws.receive_json_from(timeout=5) == {
         "type": "update",
-        "levels": [{"id": floor.grand.id, "amount_eur": "1524.00", "seq": 8}],
+        "levels": [{"id": floor.grand.id, "amount_eur": "1524.00", "seq": 8, "state": "active"}],
     }
     await database_sync_to_async(level_set)(floor.grand, 152_300_000, 6)  # older than shown: dropped
     await database_sync_to_async(level_set)(floor.minor, 10_600_000, 4)
     assert await ws.receive_json_from(timeout=5) == {
         "type": "update",
-        "levels": [{"id": floor.minor.id, "amount_eur": "106.00", "seq": 4}],
+        "levels": [{"id": floor.minor.id, "amount_eur": "106.00", "seq": 4, "state": "active"}],
     }
+    await ws.disconnect()
+
+
+async def test_a_suspension_and_a_resumption_reach_the_gateway_and_its_next_snapshot(floor: Floor):
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from(timeout=5)
+    user = await database_sync_to_async(get_user_model().objects.create_user)("manager")
+    await database_sync_to_async(level_suspend)(floor.grand, user, "controller fault")
+    assert await ws.receive_json_from(timeout=5) == {
+        "type": "update",
+        "levels": [{"id": floor.grand.id, "amount_eur": "1523.47", "seq": 8, "state": "suspended"}],
+    }
+    await ws.disconnect()  # one connection per key: the gateway comes back to a snapshot
+    again = await gateway_open(floor.path)
+    snapshot = await again.receive_json_from(timeout=5)
+    levels = [level for jackpot in snapshot["jackpots"] for level in jackpot["levels"]]
+    states = [(level["id"], level["state"]) for level in levels]
+    assert states == [(floor.grand.id, "suspended"), (floor.minor.id, "active")]
+    await database_sync_to_async(level_resume)(floor.grand, user, "controller replaced")
+    assert await again.receive_json_from(timeout=5) == {
+        "type": "update",
+        "levels": [{"id": floor.grand.id, "amount_eur": "1523.47", "seq": 9, "state": "active"}],
+    }
+    await again.disconnect()
+
+
+async def test_a_retired_level_is_not_in_the_snapshot(floor: Floor):
+    await database_sync_to_async(Level.objects.filter(pk=floor.grand.pk).update)(state="retired")
+    ws = await gateway_open(floor.path)
+    frame = await ws.receive_json_from(timeout=5)
+    assert [level["id"] for level in snapshot_levels(frame)] == [floor.minor.id]
     await ws.disconnect()
 
 

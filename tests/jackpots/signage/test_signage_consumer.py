@@ -70,6 +70,7 @@ async def test_snapshot_on_connect_has_the_jackpots_shape(sign_setup: SignSetup)
                         "amount_eur": "1523.47",  # 152,347,999 mc rounds DOWN
                         "reset_eur": "1000.00",
                         "seq": 7,
+                        "state": "active",
                         "last_hit": None,
                         "mystery": False,
                     },
@@ -79,6 +80,7 @@ async def test_snapshot_on_connect_has_the_jackpots_shape(sign_setup: SignSetup)
                         "amount_eur": "105.00",
                         "reset_eur": "100.00",
                         "seq": 3,
+                        "state": "active",
                         "last_hit": None,
                         "mystery": False,
                     },
@@ -166,7 +168,7 @@ async def test_burst_of_100_changes_is_coalesced_and_ends_on_the_final_value(sig
     updates = [frame for frame in frames if frame["type"] == "update"]
     # One frame at once, then at most one per 250 ms while the burst lasts.
     assert 1 <= len(updates) <= 2 + int(elapsed * 4)
-    assert updates[-1]["levels"] == [{"id": grand.id, "amount_eur": "1533.48", "seq": 107}]
+    assert updates[-1]["levels"] == [{"id": grand.id, "amount_eur": "1533.48", "seq": 107, "state": "active"}]
     seqs = [frame["levels"][0]["seq"] for frame in updates]
     assert seqs == sorted(set(seqs))
     await sign.disconnect()
@@ -198,7 +200,7 @@ async def test_updates_are_paced_to_the_rate_and_older_seqs_dropped(sign_setup: 
         return {
             "type": "levels.changed",
             "progressive": sign_setup.progressive.id,
-            "levels": [{"id": i, "amount_eur": a, "seq": s} for i, a, s in levels],
+            "levels": [{"id": i, "amount_eur": a, "seq": s, "state": "active"} for i, a, s in levels],
         }
 
     await layer.group_send(group, message((grand.id, "1600.00", 8)))
@@ -212,14 +214,14 @@ async def test_updates_are_paced_to_the_rate_and_older_seqs_dropped(sign_setup: 
     assert first == {
         "type": "update",
         "n": 2,
-        "levels": [{"id": grand.id, "amount_eur": "1600.00", "seq": 8}],
+        "levels": [{"id": grand.id, "amount_eur": "1600.00", "seq": 8, "state": "active"}],
     }
     assert second == {
         "type": "update",
         "n": 3,
         "levels": [
-            {"id": grand.id, "amount_eur": "1600.50", "seq": 9},
-            {"id": minor.id, "amount_eur": "105.02", "seq": 5},
+            {"id": grand.id, "amount_eur": "1600.50", "seq": 9, "state": "active"},
+            {"id": minor.id, "amount_eur": "105.02", "seq": 5, "state": "active"},
         ],
     }
     await layer.group_send(group, message((grand.id, "1600.40", 9)))  # same seq as shown: ignored
@@ -243,10 +245,10 @@ async def test_signs_of_one_screen_share_the_encoded_update_each_with_its_own_n(
         {
             "type": "levels.changed",
             "progressive": sign_setup.progressive.id,
-            "levels": [{"id": grand, "amount_eur": "1600.00", "seq": 9}],
+            "levels": [{"id": grand, "amount_eur": "1600.00", "seq": 9, "state": "active"}],
         },
     )
-    levels = f'[{{"id":{grand},"amount_eur":"1600.00","seq":9}}]'
+    levels = f'[{{"id":{grand},"amount_eur":"1600.00","seq":9,"state":"active"}}]'
     assert await first.receive_from(timeout=3) == f'{{"type":"update","levels":{levels},"n":3}}'
     assert await second.receive_from(timeout=3) == f'{{"type":"update","levels":{levels},"n":2}}'
     await first.disconnect()
@@ -396,7 +398,7 @@ async def test_one_engine_batch_over_two_progressives_makes_one_frame(
             "progressive": progressive,
             "batch": batch,
             "batch_progressives": sorted([vault_id, spin_id]),
-            "levels": [{"id": level, "amount_eur": amount, "seq": seq}],
+            "levels": [{"id": level, "amount_eur": amount, "seq": seq, "state": "active"}],
         }
 
     started = time.monotonic()
@@ -408,8 +410,8 @@ async def test_one_engine_batch_over_two_progressives_makes_one_frame(
     # Complete: sent at once, not after the 300 ms allowed for the rest of a batch.
     assert time.monotonic() - started < 0.25
     assert frame["levels"] == [
-        {"id": grand, "amount_eur": "1600.00", "seq": 8},
-        {"id": spin_level, "amount_eur": "1000000.05", "seq": 41},
+        {"id": grand, "amount_eur": "1600.00", "seq": 8, "state": "active"},
+        {"id": spin_level, "amount_eur": "1000000.05", "seq": 41, "state": "active"},
     ]
     # A batch whose second message never comes goes out when the gathering time is up.
     await asyncio.sleep(0.3)  # past the pacing interval
@@ -417,7 +419,7 @@ async def test_one_engine_batch_over_two_progressives_makes_one_frame(
     await layer.group_send(publish.progressive_group(vault_id), message("b2", vault_id, grand, "1600.10", 9))
     frame = await sign.receive_json_from(timeout=3)
     assert 0.25 <= time.monotonic() - started < 1.5
-    assert frame["levels"] == [{"id": grand, "amount_eur": "1600.10", "seq": 9}]
+    assert frame["levels"] == [{"id": grand, "amount_eur": "1600.10", "seq": 9, "state": "active"}]
     await sign.disconnect()
 
 
@@ -445,6 +447,6 @@ async def test_a_change_published_while_the_snapshot_is_read_follows_the_snapsho
     assert first["type"] == "snapshot"
     assert (second["type"], second["levels"]) == (
         "update",
-        [{"id": grand.id, "amount_eur": "1600.00", "seq": 8}],
+        [{"id": grand.id, "amount_eur": "1600.00", "seq": 8, "state": "active"}],
     )
     await sign.disconnect()

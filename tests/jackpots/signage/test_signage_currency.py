@@ -119,12 +119,19 @@ async def test_updates_and_hits_reach_chf_screens_in_francs_and_eur_screens_unch
             "reset_eur": "1000.00",
             "seq": 9,
         },
-        "update": {"levels": [{"id": grand.id, "amount_eur": "1600.00", "seq": 8}]},
+        "update": {"levels": [{"id": grand.id, "amount_eur": "1600.00", "seq": 8, "state": "active"}]},
     }
     by_type = {frame["type"]: frame for frame in chf_frames}
     assert by_type["update"]["levels"] == [
         # 160,000 x 0.94123456 = 150,597.5296
-        {"id": grand.id, "amount_eur": "1600.00", "seq": 8, "amount": 150_597, "currency": "CHF"}
+        {
+            "id": grand.id,
+            "amount_eur": "1600.00",
+            "seq": 8,
+            "amount": 150_597,
+            "currency": "CHF",
+            "state": "active",
+        }
     ]
     hit = dict(by_type["hit"])
     del hit["n"]
@@ -166,6 +173,7 @@ async def test_a_rate_entered_ahead_takes_over_at_its_time(
         "id": grand.id,
         "amount_eur": "1600.00",
         "seq": 9,
+        "state": "active",
         "amount": 163_200,  # 160,000 x 1.02
         "currency": "CHF",
     }
@@ -194,6 +202,7 @@ async def test_with_no_rate_in_force_the_screen_shows_the_pools_currency(
         "id": sign_setup.grand.id,
         "amount_eur": "1600.00",
         "seq": 8,
+        "state": "active",
         "amount": 160_000,
         "currency": "EUR",
     }

@@ -12,7 +12,7 @@ from django.test import Client
 from django.utils import timezone
 
 from jackpots.models import Hit, LedgerEntry
-from jackpots.services import level_parameters_change, level_stopped_set
+from jackpots.services import level_parameters_change, level_resume, level_suspend
 from jackpots.services.winners import Winner
 from jackpots.tables.models import PrizePart, PrizeShare, TableKey, TableRound
 from jackpots.tables.round_input import RoundError
@@ -276,17 +276,38 @@ def test_a_paid_prize_cannot_be_voided() -> None:
     assert TableRound.objects.get(round_id="PAID").state == "recorded"
 
 
-def test_a_stopped_progressive_takes_no_rounds_and_its_rate_change_closes_earlier_voids() -> None:
+def test_a_suspended_progressive_takes_no_rounds_and_its_rate_change_closes_earlier_voids() -> None:
     t = tables_ready()
     t.post("VEN-CHE-1", body("B-1", [seat(1, "KC KD", 500)], community="2C 5S 7D TH 3S"))
     level = t.level("VEN-CHE-1")
-    level_stopped_set(level, None, True, "new rate from the gaming board")
+    level_suspend(level, None, "new rate from the gaming board")
+    suspended = level_row(level)
     refused = t.post("VEN-CHE-1", body("B-2", [seat(1, "KC KD", 500)], community="2C 5S 7D TH 3S"))
-    assert (refused.status_code, refused.json()["error"]) == (409, "progressive_stopped")
+    assert (refused.status_code, refused.json()["error"]) == (409, "level_suspended")
+    assert level_row(level) == suspended
+    assert not TableRound.objects.filter(round_id="B-2").exists()
     level_parameters_change(level, None, {"rate": "0.13"}, "new rate from the gaming board")
-    level_stopped_set(level, None, False, "back in play")
+    level_resume(level, None, "back in play")
     before = level_row(level)
     response = t.void("VEN-CHE-1", "B-1")
     assert (response.status_code, response.json()["error"]) == (409, "carry_restarted")
     assert level_row(level) == before
     assert_conserved(level)
+
+
+def test_a_retired_progressive_takes_no_rounds_and_no_round_void() -> None:
+    t = tables_ready()
+    t.post("VEN-CHE-1", body("B-1", [seat(1, "KC KD", 500)], community="2C 5S 7D TH 3S"))
+    level = t.level("VEN-CHE-1")
+    # Retiring is another service's (its liability moves first); the engine only honours the state.
+    type(level).objects.filter(pk=level.pk).update(state="retired")
+    before = level_row(level)
+    refused = t.post("VEN-CHE-1", body("R-1", [seat(1, "KC KD", 500)], community="2C 5S 7D TH 3S"))
+    assert (refused.status_code, refused.json()["error"]) == (409, "level_retired")
+    assert level_row(level) == before
+    assert not TableRound.objects.filter(round_id="R-1").exists()
+    # Its bets would come back out of a level whose money has moved away: refused, nothing moves.
+    response = t.void("VEN-CHE-1", "B-1")
+    assert (response.status_code, response.json()["error"]) == (409, "level_retired")
+    assert level_row(level) == before
+    assert TableRound.objects.get(round_id="B-1").state == "recorded"

@@ -10,6 +10,7 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from floor.roles import AUDITOR, FLOOR_MANAGER
+from jackpots.services import level_suspend
 from jackpots.services.errors import EngineError
 from jackpots.tables.models import PayTable, PayTableChange
 from jackpots.tables.seed import tables_seed
@@ -115,11 +116,10 @@ def test_bad_changes_are_refused() -> None:
     assert PayTableChange.objects.count() == 0
 
 
-def test_a_stopped_level_takes_the_change_at_once_through_the_admin() -> None:
+def test_a_suspended_level_takes_the_change_at_once_through_the_admin() -> None:
     tables_seed()
     pay_table = PayTable.objects.get(game="caribbean_stud")
-    pay_table.level.stopped = True
-    pay_table.level.save()
+    level_suspend(pay_table.level, None, "new pay table")
     client = Client()
     client.force_login(staff("manager", FLOOR_MANAGER))
     url = f"/admin/jackpots/paytable/{pay_table.pk}/stage/"

@@ -80,6 +80,9 @@ def _money(rows: list[dict], model: str, field: str) -> int:
 def test_the_database_before_the_house_upgrades_in_place():
     """One test: migrating back and forth is what costs (about half a minute each way)."""
     rows = json.loads(FIXTURE.read_text())
+    # The fixture's levels all play; stop one as an operator could have then (issue 30: level states).
+    stopped = next(row for row in rows if row["model"] == "jackpots.level" and row["pk"] == 3)
+    stopped["fields"]["stopped"] = True
     counts = Counter(MOVED.get(row["model"], row["model"]) for row in rows)
     executor = _migrate(BEFORE_HOUSE)
     try:
@@ -121,6 +124,10 @@ def test_the_database_before_the_house_upgrades_in_place():
         "second",
         "second",
     )
+
+    # Levels have a state now: every level that played is active, the stopped one suspended.
+    assert dict(Level.objects.values_list("id", "state")) == {1: "active", 2: "active", 3: "suspended"}
+    assert not any(field.name == "stopped" for field in Level._meta.get_fields())
 
     out = StringIO()
     call_command("jackpots_audit", stdout=out)
