@@ -74,7 +74,8 @@ MAJOR = core.Params(reset_mc=10_000_000, rate=Decimal("0.005"))
 def day(db, clock, manager):
     """Ca' Noghera's 20 November 2026. The progressive is linked to a machine at Ca' Vendramin too."""
     machine = SlotMachineFactory(asset_number="NOG-0001")
-    other = SlotMachineFactory(asset_number="VEN-0001", room__venue=VenueFactory(code="VEN", name="Vendramin"))
+    vendramin = VenueFactory(code="VEN", name="Ca' Vendramin Calergi")
+    other = SlotMachineFactory(asset_number="VEN-0001", room__venue=vendramin)
     progressive = ProgressiveFactory(name="Grease")
     for member in (machine, other):
         ProgressiveMachineFactory(progressive=progressive, machine=member)
@@ -82,6 +83,7 @@ def day(db, clock, manager):
     grand = level_create(progressive, name="Grand", position=1, params=GRAND, at=rome(19, 12))
     major = level_create(progressive, name="Major", position=2, params=MAJOR, at=rome(19, 12))
     level_wager_add(grand.id, 10_000, at=rome(19, 13))
+    clock(rome(19, 13))  # the venue's first business day on this installation: its first event arrived
     MachineEvent.objects.bulk_create([game_event(machine, 1, rome(19, 13), 10_000, 0)])
     # The day: €500.00 played (+500,000 amount, +100,000 reserve); a hit takes €1,006.00 and resets at
     # €1,000 + the reserve's €1.20; €200.00 played (+200,000, +40,000); a second hit takes €1,003.20 and
@@ -128,14 +130,7 @@ def test_the_identity_holds_after_a_day_of_hits_a_void_a_correction_a_top_up_and
     # The closing amount, independently: what the level held after the day's last move.
     assert grand.closing_mc == G_CURRENT + G_RESERVE == 104_372_345
     independent = (
-        G_OPENING
-        + G_CONTRIBUTIONS
-        + G_RESETS
-        + G_TOPUPS
-        - G_AWARDS
-        + G_VOIDS
-        + G_CORRECTIONS
-        + G_TRANSFERS
+        G_OPENING + G_CONTRIBUTIONS + G_RESETS + G_TOPUPS - G_AWARDS + G_VOIDS + G_CORRECTIONS + G_TRANSFERS
     )
     assert independent == grand.closing_mc
     first, second, third = (Hit.objects.get(pk=hit.pk) for hit in day["hits"])
@@ -240,7 +235,8 @@ def _unbalanced(level: Level, at: datetime, delta_mc: int) -> None:
 def test_a_level_whose_ledger_does_not_add_up_shows_its_difference_in_red(day, client, manager):
     _unbalanced(day["major"], rome(20, 20), 5)
     rows = {row.level: row for row in day_register(day["venue"], DAY)}
-    assert (rows["Major"].closing_mc, rows["Major"].difference_mc, rows["Major"].holds) == (10_000_005, 5, False)
+    major_row = rows["Major"]
+    assert (major_row.closing_mc, major_row.difference_mc, major_row.holds) == (10_000_005, 5, False)
     assert rows["Grand"].holds
     client.force_login(manager)
     client.cookies["django_language"] = "it"
@@ -250,7 +246,7 @@ def test_a_level_whose_ledger_does_not_add_up_shows_its_difference_in_red(day, c
     assert '<td class="identity differs">differenza di 5 millesimi di centesimo</td>' in page
     assert f'<tr id="register-{grand}">' in page
     assert '<td class="identity holds">quadra</td>' in page
-    assert "L’identità non quadra per 1 livello" in page
+    assert "L\u2019identità non quadra per 1 livello" in page
 
 
 def test_the_template_shows_holds_or_the_difference(day):
@@ -260,7 +256,7 @@ def test_the_template_shows_holds_or_the_difference(day):
     with translation.override("en"):
         html = render_to_string("workspace/dayclose/register.html", {**context, "register": [row, wrong]})
     assert html.count('<td class="identity holds">holds</td>') == 1
-    assert '<td class="identity differs">difference of -1,234 millicents</td>' in html
+    assert '<td class="identity differs">difference of -1234 millicents</td>' in html
     assert "The identity does not hold for 1 level" in html
 
 
@@ -296,20 +292,21 @@ def test_the_pdf_lists_each_level_with_its_hit_numbers(day, client, manager):
     assert "Identità verificata / Identity holds: 2 / 2" in text
 
 
-@pytest.mark.parametrize(
-    ("path", "status", "sentence"),
-    [
-        ("/dayclose/XXX/2026-11-20/register.csv", 404, "There is no venue with the code XXX."),
-        ("/dayclose/XXX/2026-11-20/register.pdf", 404, "There is no venue with the code XXX."),
-        ("/dayclose/NOG/2026-13-40/register.csv", 400, "Enter a valid date."),
-        ("/dayclose/NOG/1999-12-31/register.csv", 400, "Business days run from"),
-        ("/dayclose/NOG/2100-01-01/register.pdf", 400, "Business days run from"),
-        ("/dayclose/NOG/9999-12-31/register.csv", 400, "Business days run from"),
-    ],
-)
-def test_a_bad_venue_or_day_is_a_sentence_not_a_500(day, client, manager, path, status, sentence):
+BAD_PATHS = {
+    "/dayclose/XXX/2026-11-20/register.csv": (404, "There is no venue with the code XXX."),
+    "/dayclose/XXX/2026-11-20/register.pdf": (404, "There is no venue with the code XXX."),
+    "/dayclose/NOG/2026-13-40/register.csv": (400, "Enter a valid date."),
+    "/dayclose/NOG/1999-12-31/register.csv": (400, "Business days run from"),
+    "/dayclose/NOG/2100-01-01/register.pdf": (400, "Business days run from"),
+    "/dayclose/NOG/9999-12-31/register.csv": (400, "Business days run from"),
+}
+
+
+@pytest.mark.parametrize("path", BAD_PATHS)
+def test_a_bad_venue_or_day_is_a_sentence_not_a_500(day, client, manager, path):
     client.force_login(manager)
     answer = client.get(path)
+    status, sentence = BAD_PATHS[path]
     assert answer.status_code == status
     assert sentence in answer.content.decode()
 
@@ -335,7 +332,12 @@ def test_the_sign_off_keeps_the_register_as_shown(day, clock, manager):
 
 def test_a_day_signed_before_the_register_existed_is_recomputed(day, manager):
     DayClose.objects.create(
-        venue=day["venue"], business_day=DAY, tolerance_cents=100, lines=[], signed_by=manager, signed_at=rome(22, 9)
+        venue=day["venue"],
+        business_day=DAY,
+        tolerance_cents=100,
+        lines=[],
+        signed_by=manager,
+        signed_at=rome(22, 9),
     )
     rows, closed = dayclose_register(day["venue"], DAY)
     assert closed.register is None and rows == day_register(day["venue"], DAY)
