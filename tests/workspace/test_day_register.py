@@ -23,6 +23,7 @@ from jackpots.services import core, hit_pay, hit_verify, hit_void, level_hit, le
 from jackpots.services.level_write import Written, levels_write
 from jackpots.services.levels import ledger_entry, level_create
 from slots.models import MachineEvent
+from tests.browser import ARTIFACTS
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory, VenueFactory
 from tests.staff_fixtures import game_event
 from workspace.dayclose.services import dayclose_register, dayclose_sign
@@ -285,6 +286,8 @@ def test_the_pdf_lists_each_level_with_its_hit_numbers(day, client, manager):
     client.force_login(manager)
     answer = client.get("/dayclose/NOG/2026-11-20/register.pdf")
     assert (answer.status_code, answer["Content-Type"]) == (200, "application/pdf")
+    ARTIFACTS.mkdir(exist_ok=True)
+    (ARTIFACTS / "dayclose-register.pdf").write_bytes(answer.content)
     text = "".join(page.extract_text() for page in PdfReader(io.BytesIO(answer.content)).pages)
     assert "Registro progressivi / Progressive register 20/11/2026" in text
     assert "Grease Grand" in text and "1,043.32" in text  # the signs' amount

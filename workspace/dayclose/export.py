@@ -217,14 +217,14 @@ _REGISTER_AFTER = (
     ("overflow_mc", "Eccedenza", "Overflow"),
     ("unpaid_mc", "Non pagate", "Unpaid"),
 )
-_REGISTER_LEVEL_MM = 41
+_REGISTER_LEVEL_MM = 37  # 37 + 13 x 17 + 19 = 277 mm, A4 landscape inside its margins
 _REGISTER_MONEY_MM = 17
 _REGISTER_DIFF_MM = 19
 
 
 def _register_headings(pdf: FPDF) -> None:
     for row, style in ((0, "B"), (1, "I")):
-        pdf.set_font("helvetica", style, 7)
+        pdf.set_font("helvetica", style, 6.5)
         border = "LR" + ("T" if row == 0 else "B")
         pdf.cell(_REGISTER_LEVEL_MM, _ROW_MM, ("Livello", "Level")[row], border=border)
         for _name, *titles in _REGISTER_MONEY:
@@ -258,7 +258,9 @@ def _register_row(pdf: FPDF, row: RegisterRow) -> None:
     said = "; ".join(f"{label}: {' '.join(refs)}" for label, refs in details if refs)
     state = f"{row.state}" + (f"; anche / also at {' '.join(row.shared_with)}" if row.shared_with else "")
     pdf.set_font("helvetica", "I", 6.5)
-    pdf.cell(0, _ROW_MM, f"{state}{'; ' + said if said else ''}", border="B", new_x="LMARGIN", new_y="NEXT")
+    # A busy day's hit numbers wrap onto more lines rather than run off the page.
+    text = f"{state}{'; ' + said if said else ''}"
+    pdf.multi_cell(0, _ROW_MM, text, border="B", align="L", new_x="LMARGIN", new_y="NEXT")
 
 
 def register_pdf(venue: Venue, day: date, rows: list[RegisterRow], closed: DayClose | None) -> bytes:
@@ -277,6 +279,7 @@ def register_pdf(venue: Venue, day: date, rows: list[RegisterRow], closed: DayCl
         "integrazioni - vincite + annulli + rettifiche + trasferimenti = chiusura è verificata al "
         "millesimo di centesimo (Diff., in millesimi di centesimo) / Euros rounded down to the cent; the "
         "identity is checked to the millicent (Diff., millicents). " + _signature(closed),
+        align="L",
         new_x="LMARGIN",
         new_y="NEXT",
     )
