@@ -20,7 +20,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 
-from django.db.models import Q, Sum
+from django.db.models import Exists, OuterRef, Q, Sum
 
 from common.days import business_days_bounds
 from common.money import MC_PER_CENT
@@ -116,11 +116,12 @@ def venue_register_levels(venue: Venue, end: datetime) -> list[Level]:
     """The levels in ``venue``'s register: those of a progressive with a member machine or a table at the
     venue, that existed before ``end`` (a ledger row before it). Suspended and retired levels stay."""
     placed = Q(progressive__members__machine__room__venue=venue) | Q(progressive__tables__venue=venue)
-    existed = LedgerEntry.objects.filter(at__lt=end).values("level_id")
+    # Per level through its (level, id) index: the first rows are its seed, so the search stops at once.
+    existed = Exists(LedgerEntry.objects.filter(level_id=OuterRef("pk"), at__lt=end))
+    candidates = Level.objects.filter(placed).values("pk")
     return list(
-        Level.objects.filter(placed, id__in=existed)
+        Level.objects.filter(existed, pk__in=candidates)
         .select_related("progressive")
-        .distinct()
         .order_by("progressive__name", "progressive_id", "position", "id")
     )
 
@@ -148,16 +149,33 @@ def _award_refs(level_ids: list[int], start: datetime, end: datetime) -> dict[st
     rows = LedgerEntry.objects.filter(
         level_id__in=level_ids, at__gte=start, at__lt=end, kind__in=[Kind.HIT, Kind.AWARD, Kind.VOID]
     ).exclude(hit=None)
-    refs: dict[str, dict[int, list[str]]] = {"award": defaultdict(list), "void": defaultdict(list)}
+    awards: list[tuple[int, int, int]] = []  # (level, cycle, value sequence) of each award, in ledger order
+    voided: list[int] = []
     for kind, level_id, hit_id, cycle, seq in rows.values_list(
         "kind", "level_id", "hit_id", "hit__cycle", "hit__level_seq"
     ).order_by("id"):
         if kind == Kind.VOID:
-            winners = Hit.objects.filter(pk=hit_id)
+            voided.append(hit_id)
         else:
-            winners = Hit.objects.filter(level_id=level_id, cycle=cycle, level_seq=seq)
-        for ref, pk in winners.order_by("number", "id").values_list("ref", "pk"):
-            refs["void" if kind == Kind.VOID else "award"][level_id].append(ref or f"#{pk}")
+            awards.append((level_id, cycle, seq))
+    refs: dict[str, dict[int, list[str]]] = {"award": defaultdict(list), "void": defaultdict(list)}
+    if awards:
+        winners: dict[tuple[int, int, int], list[str]] = defaultdict(list)
+        shared = Q()
+        for level_id, cycle, seq in set(awards):
+            shared |= Q(level_id=level_id, cycle=cycle, level_seq=seq)
+        for level_id, cycle, seq, ref, pk in (
+            Hit.objects.filter(shared)
+            .order_by("number", "id")
+            .values_list("level_id", "cycle", "level_seq", "ref", "pk")
+        ):
+            winners[level_id, cycle, seq].append(ref or f"#{pk}")
+        for award in awards:
+            refs["award"][award[0]].extend(winners[award])
+    for level_id, ref, pk in (
+        Hit.objects.filter(pk__in=voided).order_by("at", "id").values_list("level_id", "ref", "pk")
+    ):
+        refs["void"][level_id].append(ref or f"#{pk}")
     return refs
 
 
