@@ -19,9 +19,11 @@ from pypdf import PdfReader
 
 from jackpots.models import Hit, LedgerEntry, Level
 from jackpots.register import RegisterRow, day_register, register_total
-from jackpots.services import core, hit_pay, hit_verify, hit_void, level_hit, level_wager_add
+from jackpots.services import core, hit_pay, hit_verify, hit_void, level_award, level_hit, level_wager_add
 from jackpots.services.level_write import Written, levels_write
 from jackpots.services.levels import ledger_entry, level_create
+from jackpots.tables.models import Table
+from jackpots.tables.rules import Game
 from slots.models import MachineEvent
 from tests.browser import ARTIFACTS
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory, VenueFactory
@@ -344,3 +346,27 @@ def test_a_day_signed_before_the_register_existed_is_recomputed(day, manager):
     )
     rows, closed = dayclose_register(day["venue"], DAY)
     assert closed.register is None and rows == day_register(day["venue"], DAY)
+
+
+def test_a_progressive_played_only_at_a_table_is_in_its_venue_s_register_with_its_unpaid_prize(day):
+    ven = VenueFactory(code="VEN")
+    progressive = ProgressiveFactory(name="Caribbean Stud", kind="standalone")
+    Table.objects.create(venue=ven, code="VEN-CSP-1", game=Game.CARIBBEAN_STUD, progressive=progressive)
+    royal = level_create(progressive, name="Royal", position=1, params=MAJOR, at=rome(19, 12))
+    # A whole award at 21:00: €100.00 out, reset at €100.00; the prize is not paid by the day's end.
+    prize = level_award(royal.id, mode=core.AwardMode.WHOLE, at=rome(20, 21), reference="round R-1")
+    hit = Hit.objects.get(pk=prize.hits[0].pk)
+    rows = {row.level: row for row in day_register(ven, DAY)}
+    row = rows["Royal"]
+    assert (row.opening_mc, row.reset_values_mc, row.awards_mc, row.closing_mc, row.difference_mc) == (
+        10_000_000,
+        10_000_000,
+        10_000_000,
+        10_000_000,
+        0,
+    )
+    # Awarded outside a round, the prize has no venue of its own: its number is the casino's (CDV).
+    assert hit.ref == "CDV-2026-00001"
+    assert (row.shared_with, row.unpaid_count, row.unpaid_mc) == ([], 1, 10_000_000)
+    assert (row.award_refs, row.unpaid_refs) == (["CDV-2026-00001"], ["CDV-2026-00001"])
+    assert "Royal" not in [row.level for row in day_register(day["venue"], DAY)]
