@@ -200,9 +200,9 @@ def day_register(venue: Venue, day: date) -> list[RegisterRow]:
     levels = venue_register_levels(venue, end)
     ids = [level.id for level in levels]
     ledger = LedgerEntry.objects.filter(level_id__in=ids)
+    # The history is read once (before the day); the day's rows give its meter deltas and its terms.
     before = _sums(ledger.filter(at__lt=start), **_METERS)
-    through = _sums(ledger.filter(at__lt=end), **_METERS)
-    terms = _sums(ledger.filter(at__gte=start, at__lt=end), **_TERMS)
+    during = _sums(ledger.filter(at__gte=start, at__lt=end), **_METERS, **_TERMS)
     refs = _award_refs(ids, start, end)
     unpaid = _unpaid(ids, end)
     venues = _progressive_venues({level.progressive_id for level in levels})
@@ -210,8 +210,8 @@ def day_register(venue: Venue, day: date) -> list[RegisterRow]:
     rows = []
     for level in levels:
         opened = before.get(level.id, zero_meters)
-        closed = through.get(level.id, zero_meters)
-        day_terms = terms.get(level.id) or dict.fromkeys(_TERMS, 0)
+        day_terms = during.get(level.id) or dict.fromkeys([*_METERS, *_TERMS], 0)
+        closed = {meter: opened[meter] + day_terms[meter] for meter in _METERS}
         voids = (
             day_terms["voids_in_mc"]
             + day_terms["voids_seeded_mc"]
