@@ -46,6 +46,15 @@ _TERMS = {
     "corrections_mc": Sum("corrected_mc", filter=_NOT_VOID),
     "transfers_mc": Sum("transferred_mc", filter=_NOT_VOID),
 }
+# The terms that are one column's sum as they stand (voids are added up from five).
+_PLAIN_TERMS = (
+    "contributions_mc",
+    "reset_values_mc",
+    "topups_mc",
+    "awards_mc",
+    "corrections_mc",
+    "transfers_mc",
+)
 _METERS = {
     "current_mc": Sum("current_delta_mc"),
     "reserve_mc": Sum("reserve_delta_mc"),
@@ -194,6 +203,50 @@ def _unpaid(level_ids: list[int], end: datetime) -> dict[int, list[tuple[str, in
     return unpaid
 
 
+def _amounts(opened: dict[str, int], day: dict[str, int]) -> dict[str, int]:
+    """The identity's left-hand side: the opening and the day's terms (a void's compensating rows whole)."""
+    voids = (
+        day["voids_in_mc"]
+        + day["voids_seeded_mc"]
+        + day["voids_corrected_mc"]
+        + day["voids_transferred_mc"]
+        - day["voids_awarded_mc"]
+    )
+    return {
+        "opening_mc": sum(opened.values()),
+        "voids_mc": voids,
+        **{name: day[name] for name in _PLAIN_TERMS},
+    }
+
+
+def _register_row(
+    level: Level, opened: dict[str, int], day: dict[str, int], owed: list[tuple[str, int]], **lists
+) -> RegisterRow:
+    """One level's line: ``opened`` its meters before the day, ``day`` the day's sums, ``owed`` its hits
+    unpaid at the close; ``lists``: its other venues and the day's hit numbers."""
+    amounts = _amounts(opened, day)
+    closed = {meter: opened[meter] + day[meter] for meter in _METERS}
+    closing = sum(closed.values())
+    return RegisterRow(
+        level_id=level.id,
+        progressive=level.progressive.name,
+        level=level.name,
+        state=level.state,
+        **amounts,
+        closing_mc=closing,
+        difference_mc=closing - register_expected_closing(**amounts),
+        current_mc=closed["current_mc"],
+        # What the signs show: the current amount rounded down to the cent (common.money).
+        signs_mc=closed["current_mc"] // MC_PER_CENT * MC_PER_CENT,
+        reserve_mc=closed["reserve_mc"],
+        overflow_mc=closed["overflow_mc"],
+        unpaid_count=len(owed),
+        unpaid_mc=sum(cents for _ref, cents in owed) * MC_PER_CENT,
+        unpaid_refs=[ref for ref, _cents in owed],
+        **lists,
+    )
+
+
 def day_register(venue: Venue, day: date) -> list[RegisterRow]:
     """The register of ``venue``'s business ``day`` (its window from ``common.days``), one row per level."""
     start, end = business_days_bounds(day, day, venue.time_zone)
@@ -206,54 +259,18 @@ def day_register(venue: Venue, day: date) -> list[RegisterRow]:
     refs = _award_refs(ids, start, end)
     unpaid = _unpaid(ids, end)
     venues = _progressive_venues({level.progressive_id for level in levels})
-    zero_meters = dict.fromkeys(_METERS, 0)
-    rows = []
-    for level in levels:
-        opened = before.get(level.id, zero_meters)
-        day_terms = during.get(level.id) or dict.fromkeys([*_METERS, *_TERMS], 0)
-        closed = {meter: opened[meter] + day_terms[meter] for meter in _METERS}
-        voids = (
-            day_terms["voids_in_mc"]
-            + day_terms["voids_seeded_mc"]
-            + day_terms["voids_corrected_mc"]
-            + day_terms["voids_transferred_mc"]
-            - day_terms["voids_awarded_mc"]
+    return [
+        _register_row(
+            level,
+            before.get(level.id) or dict.fromkeys(_METERS, 0),
+            during.get(level.id) or dict.fromkeys([*_METERS, *_TERMS], 0),
+            unpaid.get(level.id, []),
+            shared_with=sorted(venues[level.progressive_id] - {venue.code}),
+            award_refs=refs["award"].get(level.id, []),
+            void_refs=refs["void"].get(level.id, []),
         )
-        amounts = {
-            "opening_mc": sum(opened.values()),
-            "contributions_mc": day_terms["contributions_mc"],
-            "reset_values_mc": day_terms["reset_values_mc"],
-            "topups_mc": day_terms["topups_mc"],
-            "awards_mc": day_terms["awards_mc"],
-            "voids_mc": voids,
-            "corrections_mc": day_terms["corrections_mc"],
-            "transfers_mc": day_terms["transfers_mc"],
-        }
-        closing = sum(closed.values())
-        owed = unpaid.get(level.id, [])
-        rows.append(
-            RegisterRow(
-                level_id=level.id,
-                progressive=level.progressive.name,
-                level=level.name,
-                state=level.state,
-                shared_with=sorted(venues[level.progressive_id] - {venue.code}),
-                **amounts,
-                closing_mc=closing,
-                difference_mc=closing - register_expected_closing(**amounts),
-                current_mc=closed["current_mc"],
-                # What the signs show: the current amount rounded down to the cent (common.money).
-                signs_mc=closed["current_mc"] // MC_PER_CENT * MC_PER_CENT,
-                reserve_mc=closed["reserve_mc"],
-                overflow_mc=closed["overflow_mc"],
-                unpaid_count=len(owed),
-                unpaid_mc=sum(cents for _ref, cents in owed) * MC_PER_CENT,
-                award_refs=refs["award"].get(level.id, []),
-                void_refs=refs["void"].get(level.id, []),
-                unpaid_refs=[ref for ref, _cents in owed],
-            )
-        )
-    return rows
+        for level in levels
+    ]
 
 
 @dataclass(frozen=True)
