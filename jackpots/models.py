@@ -479,7 +479,16 @@ class LedgerEntry(AppendOnlyModel):
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["level", "id"], name="ledger_level_id")]
+        indexes = [
+            models.Index(fields=["level", "id"], name="ledger_level_id"),
+            # The daily register (jackpots.register): a level's rows of a day, and its meters' sum before
+            # it read from the index alone.
+            models.Index(
+                fields=["level", "at"],
+                name="ledger_level_at",
+                include=["current_delta_mc", "reserve_delta_mc", "overflow_delta_mc"],
+            ),
+        ]
         verbose_name = _("ledger entry")
         verbose_name_plural = _("ledger entries")
 

@@ -136,7 +136,8 @@ class SlipReprint(AppendOnlyModel):
 
 class DayClose(AppendOnlyModel):
     """A venue's business day as a manager signed it off: the reconciliation lines frozen as they were
-    signed (``lines``), never changed afterwards."""
+    signed (``lines``) and the progressive register as it was shown (``register``, one
+    ``jackpots.register.RegisterRow`` per level), never changed afterwards."""
 
     venue = models.ForeignKey(
         "floor.Venue", on_delete=models.PROTECT, related_name="+", verbose_name=_("venue")
@@ -144,6 +145,8 @@ class DayClose(AppendOnlyModel):
     business_day = models.DateField(_("business day"))
     tolerance_cents = models.BigIntegerField(_("tolerance (cents)"))
     lines = models.JSONField(_("reconciliation lines"))
+    # Null: signed off before the register was part of the day close (it is computed from the ledger then).
+    register = models.JSONField(_("progressive register"), null=True, blank=True)
     signed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("signed off by")
     )

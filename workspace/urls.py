@@ -39,6 +39,16 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("dayclose/", dayclose.dayclose_view, name="dayclose"),
     path("dayclose/<str:venue>/<str:day>.csv", dayclose.dayclose_csv_view, name="dayclose-csv"),
     path("dayclose/<str:venue>/<str:day>.pdf", dayclose.dayclose_pdf_view, name="dayclose-pdf"),
+    path(
+        "dayclose/<str:venue>/<str:day>/register.csv",
+        dayclose.register_csv_view,
+        name="dayclose-register-csv",
+    ),
+    path(
+        "dayclose/<str:venue>/<str:day>/register.pdf",
+        dayclose.register_pdf_view,
+        name="dayclose-register-pdf",
+    ),
     path("signs/", signs.signs_view, name="signs"),
     path("signs/<slug:screen>/preview/", signs.sign_preview_view, name="sign-preview"),
     path("floor/reports/", reports.reports_index, name="reports"),

@@ -1,5 +1,5 @@
-"""Signing off a business day: the reconciliation is frozen as signed, with who and when. A signed day
-cannot be signed again or changed; a day still running cannot be signed."""
+"""Signing off a business day: the reconciliation and the progressive register are frozen as signed, with
+who and when. A signed day cannot be signed again or changed; a day still running cannot be signed."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from common.days import business_date_of, business_days_bounds
 from floor.models import Venue
+from jackpots.register import RegisterRow, day_register
 from workspace.dayclose.selectors import Line, day_reconcile, venue_first_day
 from workspace.models import DayClose
 
@@ -31,6 +32,15 @@ def dayclose_lines(venue: Venue, day: date) -> tuple[list[Line], DayClose | None
     return day_reconcile(venue, day, settings.DAY_CLOSE_TOLERANCE_CENTS), None
 
 
+def dayclose_register(venue: Venue, day: date) -> tuple[list[RegisterRow], DayClose | None]:
+    """The progressive register as signed when the day is signed off (a day signed before the register
+    was part of the day close: computed from the ledger, which gives the same rows), else as it stands."""
+    closed = dayclose_get(venue, day)
+    if closed is not None and closed.register is not None:
+        return [RegisterRow.from_json(data) for data in closed.register], closed
+    return day_register(venue, day), closed
+
+
 def dayclose_sign(venue: Venue, day: date, user, *, now: datetime, note: str = "") -> DayClose:
     """Sign off a business day that is over and on or after the venue's first (a row signed for year 1
     could never be removed: the table is append-only)."""
@@ -48,6 +58,7 @@ def dayclose_sign(venue: Venue, day: date, user, *, now: datetime, note: str = "
         )
     tolerance = settings.DAY_CLOSE_TOLERANCE_CENTS
     lines = day_reconcile(venue, day, tolerance)
+    register = day_register(venue, day)
     try:
         with transaction.atomic():
             return DayClose.objects.create(
@@ -55,6 +66,7 @@ def dayclose_sign(venue: Venue, day: date, user, *, now: datetime, note: str = "
                 business_day=day,
                 tolerance_cents=tolerance,
                 lines=[line.as_json() for line in lines],
+                register=[row.as_json() for row in register],
                 signed_by=user,
                 signed_at=now,
                 note=note.strip(),

@@ -7,8 +7,8 @@ from datetime import date
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseNotFound
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
@@ -18,10 +18,11 @@ from common.days import BusinessDayField, business_date_of
 from common.forms import IsoDateInput
 from floor.access import VIEW_REPORTS
 from floor.models import Venue
+from jackpots.register import register_total
 from workspace.access import workspace_page
-from workspace.dayclose.export import dayclose_csv, dayclose_pdf
+from workspace.dayclose.export import dayclose_csv, dayclose_pdf, register_csv, register_pdf
 from workspace.dayclose.selectors import dayclose_day_default, lines_total
-from workspace.dayclose.services import DayCloseRefused, dayclose_lines, dayclose_sign
+from workspace.dayclose.services import DayCloseRefused, dayclose_lines, dayclose_register, dayclose_sign
 from workspace.shell import venue_current
 
 SIGN_OFF = "workspace.add_dayclose"
@@ -51,9 +52,13 @@ def _day(request: HttpRequest, venue: Venue) -> tuple[date, str | None]:
     return fallback, " ".join(form.errors["day"])
 
 
-def _parse(venue_code: str, day: str) -> tuple[Venue, date | None, HttpResponse | None]:
-    """The venue and day of an export's path, or the 400 that says why the day cannot be exported."""
-    venue = get_object_or_404(Venue, code=venue_code)
+def _parse(venue_code: str, day: str) -> tuple[Venue | None, date | None, HttpResponse | None]:
+    """The venue and day of an export's path, or the 404 (no such venue) or 400 (no such business day)
+    that says why it cannot be exported."""
+    venue = Venue.objects.filter(code=venue_code).first()
+    if venue is None:
+        sentence = _("There is no venue with the code %(code)s.") % {"code": venue_code[:40]}
+        return None, None, HttpResponseNotFound(sentence, content_type="text/plain; charset=utf-8")
     form = DayForm({"day": day})
     if not form.is_valid():
         return venue, None, HttpResponseBadRequest(" ".join(form.errors["day"]), content_type="text/plain")
@@ -89,6 +94,7 @@ def dayclose_view(request: HttpRequest) -> HttpResponse:
         # Nothing changed: the page of the day (or the last closed day) says why, with a 400.
         messages.error(request, refused)
     lines, closed = dayclose_lines(venue, day)
+    register, _closed = dayclose_register(venue, day)
     context = {
         "title": _("Day close: %(venue)s, %(day)s")
         % {"venue": venue.name, "day": formats.date_format(day, "SHORT_DATE_FORMAT")},
@@ -97,6 +103,8 @@ def dayclose_view(request: HttpRequest) -> HttpResponse:
         "form": DayForm(initial={"day": day}),
         "lines": lines,
         "totals": lines_total(lines),
+        "register": register,
+        "register_totals": register_total(register),
         "closed": closed,
         "tolerance": closed.tolerance_cents if closed else settings.DAY_CLOSE_TOLERANCE_CENTS,
         "can_sign": request.user.has_perm(SIGN_OFF),
@@ -126,4 +134,26 @@ def dayclose_pdf_view(request: HttpRequest, venue: str, day: str) -> HttpRespons
         dayclose_pdf(found, when, lines, closed, tolerance), content_type="application/pdf"
     )
     response["Content-Disposition"] = f'inline; filename="day-close-{found.code}-{when}.pdf"'
+    return response
+
+
+@workspace_page(VIEW_REPORTS)
+def register_csv_view(request: HttpRequest, venue: str, day: str) -> HttpResponse:
+    found, when, refused = _parse(venue, day)
+    if refused is not None:
+        return refused
+    rows, _closed = dayclose_register(found, when)
+    response = HttpResponse(register_csv(found, when, rows), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="register-{found.code}-{when}.csv"'
+    return response
+
+
+@workspace_page(VIEW_REPORTS)
+def register_pdf_view(request: HttpRequest, venue: str, day: str) -> HttpResponse:
+    found, when, refused = _parse(venue, day)
+    if refused is not None:
+        return refused
+    rows, closed = dayclose_register(found, when)
+    response = HttpResponse(register_pdf(found, when, rows, closed), content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="register-{found.code}-{when}.pdf"'
     return response

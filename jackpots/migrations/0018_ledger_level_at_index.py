@@ -1,0 +1,25 @@
+"""An index of each level's ledger rows by time, carrying the meter deltas: the daily register reads a
+level's day by range and its sum before the day from the index alone. Built concurrently: the ledger
+takes a row every batch, and a plain CREATE INDEX would hold the engine's writes for the whole build."""
+
+from django.contrib.postgres.operations import AddIndexConcurrently
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    atomic = False
+
+    dependencies = [
+        ("jackpots", "0017_level_state_ledger_kinds"),
+    ]
+
+    operations = [
+        AddIndexConcurrently(
+            model_name="ledgerentry",
+            index=models.Index(
+                fields=["level", "at"],
+                include=("current_delta_mc", "reserve_delta_mc", "overflow_delta_mc"),
+                name="ledger_level_at",
+            ),
+        ),
+    ]
