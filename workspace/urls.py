@@ -9,6 +9,7 @@ from django.views.generic import RedirectView
 from workspace.access import workspace_page
 from workspace.dayclose import views as dayclose
 from workspace.desk import views as desk
+from workspace.events import views as events
 from workspace.inventory import views as inventory
 from workspace.live import views as live
 from workspace.progressives import views as progressives
@@ -33,6 +34,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("dayclose/", dayclose.dayclose_view, name="dayclose"),
     path("dayclose/<str:venue>/<str:day>.csv", dayclose.dayclose_csv_view, name="dayclose-csv"),
     path("dayclose/<str:venue>/<str:day>.pdf", dayclose.dayclose_pdf_view, name="dayclose-pdf"),
+    path("events/", events.events_home_view, name="events"),
+    path("events/<str:venue>/<str:day>/", events.events_day_view, name="events-day"),
+    path("events/<str:venue>/<str:day>/events.csv", events.events_csv_view, name="events-csv"),
     path("signs/", signs.signs_view, name="signs"),
     path("signs/<slug:screen>/preview/", signs.sign_preview_view, name="sign-preview"),
     path("floor/reports/", reports.reports_index, name="reports"),
