@@ -46,8 +46,10 @@ _WORKSPACE = "workspace"
 
 ROLE_RULES: dict[str, list[Rule]] = {
     FLOOR_MANAGER: [
-        Rule("floor", "*", EDIT, exclude=("staffprofile", _WORKSPACE)),
+        Rule("floor", "*", EDIT, exclude=("staffprofile", _WORKSPACE, "significantevent")),
         Rule("floor", "staffprofile", VIEW),
+        # The significant-events register is append-only: read, never written by hand.
+        Rule("floor", "significantevent", VIEW),
         Rule("floor", _WORKSPACE, ("view", "import", "verify", "pay", "void", "change")),
         Rule("slots", "*", EDIT, exclude=_SLOTS_READ_ONLY),
         Rule("slots", "machineevent", VIEW),

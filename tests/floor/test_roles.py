@@ -126,6 +126,7 @@ def test_role_permissions_follow_the_mapping() -> None:
         "floor.view_room",
         "floor.view_bank",
         "floor.view_signagescreen",
+        "floor.view_significantevent",
         "slots.view_slotmachine",
         "slots.view_machinekey",
         "slots.view_gatewaykey",
