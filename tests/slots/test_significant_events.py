@@ -48,7 +48,17 @@ def test_each_exception_writes_one_row_and_games_none(machine, machine_key, post
     assert post_events(events, key=machine_key)[1]["accepted"] == 9
 
     def row(kind, seq, detail):
-        return (kind, venue, BASE_AT + timedelta(seconds=seq), "NOG-0101", machine.pk, None, None, detail, f"seq {seq}")
+        return (
+            kind,
+            venue,
+            BASE_AT + timedelta(seconds=seq),
+            "NOG-0101",
+            machine.pk,
+            None,
+            None,
+            detail,
+            f"seq {seq}",
+        )
 
     assert register() == [
         row("door_open", 2, "Slot door was opened (SAS exception 11)"),
@@ -68,7 +78,9 @@ def test_a_batch_of_exceptions_is_one_insert_into_the_register(machine, machine_
     events = [status(machine, seq, "door_open" if seq % 2 else "door_closed") for seq in range(1, 101)]
     with CaptureQueriesContext(connection) as queries:
         assert post_events(events, key=machine_key)[1]["accepted"] == 100
-    inserts = [q["sql"] for q in queries.captured_queries if 'INSERT INTO "floor_significantevent"' in q["sql"]]
+    inserts = [
+        q["sql"] for q in queries.captured_queries if 'INSERT INTO "floor_significantevent"' in q["sql"]
+    ]
     assert len(inserts) == 1
     assert SignificantEvent.objects.filter(kind__in=["door_open", "door_closed"]).count() == 100
 
