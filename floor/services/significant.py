@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from floor.models import SignificantEvent, Venue
 
@@ -57,7 +57,8 @@ def key_event_record(kind: str, credential, user=None) -> SignificantEvent:
     machine id), and its display prefix (never the key) is the reference."""
     venue_id, subject, machine_id = credential.significant_label()
     prefix = getattr(credential, "prefix", "") or getattr(credential, "token_prefix", "")
-    name = str(credential._meta.verbose_name)
+    with translation.override("en"):  # the stored detail does not depend on the issuer's language
+        name = str(credential._meta.verbose_name)
     action = "issued" if kind == SignificantEvent.Kind.KEY_ISSUED else "revoked"
     return significant_event_record(
         kind,

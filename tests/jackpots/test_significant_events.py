@@ -192,3 +192,12 @@ def test_a_key_and_its_row_land_together_or_not_at_all(manager):
         raise RuntimeError("the caller's transaction fails")
     assert (MachineKey.objects.count(), rows("key_issued")) == (0, [])
     assert GatewayKey.objects.count() == 0
+
+
+def test_the_stored_detail_is_in_english_whatever_the_issuers_language(manager):
+    from django.utils import translation
+
+    machine = SlotMachineFactory(asset_number="NOG-0108")
+    with translation.override("it"):
+        key, _ = machine_key_issue(machine, created_by=manager)
+    assert SignificantEvent.objects.get(kind="key_issued").detail == f"machine key {key.prefix}… issued"
