@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TypeVar
 
@@ -19,6 +20,16 @@ C = TypeVar("C", bound=models.Model)
 
 # last_used_at is written at most this often per key, so a busy gateway does not write on every request.
 LAST_USED_RESOLUTION = timedelta(seconds=30)
+
+ISSUED, REVOKED = "issued", "revoked"
+# Who hears of a key or screen token issued or revoked, in the same transaction (floor: the
+# significant-events register). The apps above register in their ready(); common imports none of them.
+credential_listeners: list[Callable[[str, models.Model, object], None]] = []
+
+
+def _credential_announce(action: str, credential: models.Model, user) -> None:
+    for listener in credential_listeners:
+        listener(action, credential, user)
 
 
 def key_generate(kind: str) -> str:
@@ -38,16 +49,21 @@ def key_display_prefix(key: str) -> str:
 def credential_issue(model: type[C], *, kind: str, created_by=None, **owner) -> tuple[C, str]:
     """Creates a credential of ``model`` for ``owner`` and returns it with the key, which is never stored."""
     key = key_generate(kind)
-    credential = model.objects.create(
-        digest=key_digest(key), prefix=key_display_prefix(key), created_by=created_by, **owner
-    )
+    with transaction.atomic():
+        credential = model.objects.create(
+            digest=key_digest(key), prefix=key_display_prefix(key), created_by=created_by, **owner
+        )
+        _credential_announce(ISSUED, credential, created_by)
     return credential, key
 
 
-def credential_revoke(credential: models.Model) -> None:
+def credential_revoke(credential: models.Model, *, by=None) -> None:
+    """Revokes an active credential (``by``: the person who did, for the record)."""
     if credential.revoked_at is None:
-        credential.revoked_at = timezone.now()
-        credential.save(update_fields=["revoked_at"])
+        with transaction.atomic():
+            credential.revoked_at = timezone.now()
+            credential.save(update_fields=["revoked_at"])
+            _credential_announce(REVOKED, credential, by)
 
 
 def credential_find(model: type[C], key: str) -> C | None:
@@ -63,19 +79,25 @@ def credential_find(model: type[C], key: str) -> C | None:
     return credential
 
 
-def screen_token_issue(screen: models.Model) -> str:
+def screen_token_issue(screen: models.Model, *, by=None) -> str:
     """A new token for a signage screen; the previous one stops working."""
     token = key_generate("scr")
     screen.token_digest = key_digest(token)
     screen.token_prefix = key_display_prefix(token)
     screen.token_issued_at = timezone.now()
-    screen.save(update_fields=["token_digest", "token_prefix", "token_issued_at"])
+    with transaction.atomic():
+        screen.save(update_fields=["token_digest", "token_prefix", "token_issued_at"])
+        _credential_announce(ISSUED, screen, by)
     return token
 
 
-def screen_token_revoke(screen: models.Model) -> None:
+def screen_token_revoke(screen: models.Model, *, by=None) -> None:
+    if not screen.token_digest:
+        return  # no token to revoke
     screen.token_digest = ""
-    screen.save(update_fields=["token_digest"])
+    with transaction.atomic():
+        screen.save(update_fields=["token_digest"])
+        _credential_announce(REVOKED, screen, by)
 
 
 def screen_token_matches(screen: models.Model, token: str) -> bool:
@@ -86,12 +108,12 @@ def screen_token_matches(screen: models.Model, token: str) -> bool:
     )
 
 
-def credentials_revoke(credentials) -> int:
+def credentials_revoke(credentials, *, by=None) -> int:
     """Revokes every credential given; returns how many were active before."""
     revoked = 0
     with transaction.atomic():
         for credential in credentials:
             if credential.revoked_at is None:
-                credential_revoke(credential)
+                credential_revoke(credential, by=by)
                 revoked += 1
     return revoked

@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from common.admin_keys import keys_issue_response
 from common.credentials import screen_token_issue
-from floor.models import Bank, Room, SignageScreen, StaffProfile, Venue
+from floor.models import Bank, Room, SignageScreen, SignificantEvent, StaffProfile, Venue
 
 
 class RoomInline(admin.TabularInline):
@@ -73,7 +73,11 @@ class SignageScreenAdmin(admin.ModelAdmin):
     @admin.action(description=_("Issue a new token (the old one stops working)"), permissions=["issue_token"])
     def issue_token(self, request: HttpRequest, queryset: QuerySet[SignageScreen]):
         return keys_issue_response(
-            request, self, queryset, screen_token_issue, label=lambda screen: screen.slug
+            request,
+            self,
+            queryset,
+            lambda screen: screen_token_issue(screen, by=request.user),
+            label=lambda screen: screen.slug,
         )
 
     def has_issue_token_permission(self, request: HttpRequest) -> bool:
@@ -103,3 +107,24 @@ class StaffUserAdmin(UserAdmin):
     """Django's user admin with the staff member's language."""
 
     inlines = (*UserAdmin.inlines, StaffProfileInline)
+
+
+@admin.register(SignificantEvent)
+class SignificantEventAdmin(admin.ModelAdmin):
+    """The register is read here, never written: no add, change or delete, no actions (the rows are
+    append-only, and PostgreSQL's trigger refuses an UPDATE or DELETE anyway)."""
+
+    list_display = ("at", "kind", "venue", "subject", "user", "detail", "reference")
+    list_filter = ("kind", "venue")
+    search_fields = ("subject", "detail", "reference")
+    list_select_related = ("venue", "user")
+    actions = None
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

@@ -102,6 +102,10 @@ class SignageScreen(models.Model):
     def __str__(self) -> str:
         return self.slug
 
+    def significant_label(self) -> tuple[int, str, int | None]:
+        """(venue id, subject, machine id) for the significant-events register (its token's events)."""
+        return self.venue_id, f"Screen {self.slug}", None
+
 
 class StaffProfile(models.Model):
     """Per-person preferences of floor staff. The admin speaks the person's language."""

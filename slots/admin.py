@@ -108,7 +108,7 @@ class CredentialAdmin(BoundedDateHierarchyMixin, admin.ModelAdmin):
 
     @admin.action(description=_("Revoke the selected keys"), permissions=["revoke"])
     def revoke(self, request: HttpRequest, queryset: QuerySet) -> None:
-        revoked = credentials_revoke(queryset)
+        revoked = credentials_revoke(queryset, by=request.user)
         messages.success(
             request,
             ngettext("%(count)d key revoked.", "%(count)d keys revoked.", revoked) % {"count": revoked},

@@ -166,6 +166,10 @@ class MachineKey(Credential):
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.machine.asset_number})"
 
+    def significant_label(self) -> tuple[int, str, int | None]:
+        """(venue id, subject, machine id) for the significant-events register."""
+        return self.machine.room.venue_id, self.machine.asset_number, self.machine_id
+
 
 class GatewayKey(Credential):
     venue = models.ForeignKey(
@@ -178,6 +182,9 @@ class GatewayKey(Credential):
 
     def __str__(self) -> str:
         return f"{self.prefix}… (gateway {self.venue.code})"
+
+    def significant_label(self) -> tuple[int, str, int | None]:
+        return self.venue_id, f"Gateway {self.venue.code}", None
 
 
 class MachineEvent(models.Model):

@@ -30,6 +30,8 @@ _SECTIONS = {
     "proposal-decide": "approvals",
     "signs": "signs",
     "dayclose": "dayclose",
+    "events": "events",
+    "events-day": "events",
     "venue": "floor",
     "map": "floor",
     "machine-panel": "floor",
@@ -82,6 +84,7 @@ def _nav(request: HttpRequest, venue: Venue | None) -> list[NavItem]:
     if user.has_perm(VIEW_REPORTS):
         items.append(NavItem("reports", _("Reports"), reverse("workspace:reports")))
         items.append(NavItem("dayclose", _("Day close"), reverse("workspace:dayclose")))
+        items.append(NavItem("events", _("Significant events"), reverse("workspace:events")))
     items.append(NavItem("admin", _("Admin"), reverse("admin:index")))
     return items
 
@@ -118,9 +121,11 @@ def venue_switch_view(request: HttpRequest) -> HttpResponse:
         return redirect(back)
     request.session[_SESSION_VENUE] = venue.code
     try:
-        name = resolve(back.split("?")[0]).url_name
+        match = resolve(back.split("?")[0])
     except Resolver404:
         return redirect("workspace:hits")
-    if name in _VENUE_PAGES:
+    if match.url_name in _VENUE_PAGES:
         return redirect("workspace:venue", venue.code)
+    if match.url_name == "events-day":  # the same business day's register, at the other venue
+        return redirect("workspace:events-day", venue.code, match.kwargs["day"])
     return redirect(back)

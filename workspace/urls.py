@@ -10,6 +10,7 @@ from workspace.access import workspace_page
 from workspace.approvals import views as approvals
 from workspace.dayclose import views as dayclose
 from workspace.desk import views as desk
+from workspace.events import views as events
 from workspace.inventory import views as inventory
 from workspace.live import views as live
 from workspace.progressives import views as progressives
@@ -49,6 +50,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
         dayclose.register_pdf_view,
         name="dayclose-register-pdf",
     ),
+    path("events/", events.events_home_view, name="events"),
+    path("events/<str:venue>/<str:day>/", events.events_day_view, name="events-day"),
+    path("events/<str:venue>/<str:day>/events.csv", events.events_csv_view, name="events-csv"),
     path("signs/", signs.signs_view, name="signs"),
     path("signs/<slug:screen>/preview/", signs.sign_preview_view, name="sign-preview"),
     path("floor/reports/", reports.reports_index, name="reports"),

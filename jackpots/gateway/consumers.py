@@ -31,7 +31,7 @@ from jackpots.gateway.selectors import (
     gateway_venue,
     handpay_resets_open,
 )
-from jackpots.gateway.services import GatewayRefused, award_result_record
+from jackpots.gateway.services import GatewayRefused, award_result_record, gateway_link_record
 from jackpots.publish import gateway_group, progressive_group
 
 # As the signs: a missing, unknown or revoked key (also one revoked while connected).
@@ -46,6 +46,7 @@ CLAIM_HEARTBEATS = 3
 class GatewayConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.venue_id: int | None = None
+        self.link_up = False
         self.joined: list[str] = []
         self.shown_seq: dict[int, int] = {}
         self.heartbeat_task: asyncio.Task | None = None
@@ -68,6 +69,8 @@ class GatewayConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_ALREADY_CONNECTED)
             return
         self.venue_id = venue_id
+        await database_sync_to_async(gateway_link_record)(venue_id, up=True)
+        self.link_up = True
         progressive_ids = await database_sync_to_async(gateway_progressive_ids)(venue_id)
         # Join before reading the snapshot: a change committed in between arrives as a newer update.
         for group in [gateway_group(venue_id), *map(progressive_group, progressive_ids)]:
@@ -98,6 +101,9 @@ class GatewayConsumer(AsyncWebsocketConsumer):
             await socket_claim_release("gateway", self.token, self.channel_name)
 
     async def disconnect(self, code: int) -> None:
+        if getattr(self, "link_up", False):  # only a connection that was up goes down, once
+            self.link_up = False
+            await database_sync_to_async(gateway_link_record)(self.venue_id, up=False, close_code=code)
         await self.release()
         if self.heartbeat_task is not None:
             self.heartbeat_task.cancel()

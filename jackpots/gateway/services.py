@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
+from floor.models import SignificantEvent, Venue
+from floor.services.significant import significant_event_record
 from jackpots.models import Hit, HitKind, SasAward
 from jackpots.services.hits import hit_machine_award_record
 
@@ -132,3 +134,15 @@ def _award_record(hit: Hit, answer: AwardAnswer) -> SasAward:
         # Voided (or paid by hand) meanwhile: the machine has credited it all the same. Kept on record.
         logger.warning("hit %s is %s but its machine credited %s cents", hit.id, hit.state, answer.paid)
     return record
+
+
+def gateway_link_record(venue_id: int, *, up: bool, close_code: int | None = None) -> None:
+    """The venue gateway's link in the significant-events register: up when its connection is accepted
+    (key checked, claim held), down when that connection ends, with the websocket's close code."""
+    code = Venue.objects.filter(pk=venue_id).values_list("code", flat=True).first() or str(venue_id)
+    if up:
+        kind, detail = SignificantEvent.Kind.LINK_UP, "Gateway connected: amounts and awards flow again."
+    else:
+        kind = SignificantEvent.Kind.LINK_DOWN
+        detail = f"Gateway connection lost (close code {close_code})."
+    significant_event_record(kind, venue=venue_id, subject=f"Gateway {code}", detail=detail)

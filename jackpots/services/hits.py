@@ -27,7 +27,9 @@ from django.db.models import Max, Min, Q, QuerySet
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
-from floor.models import Venue
+from common.money import cents_eur
+from floor.models import SignificantEvent, Venue
+from floor.services.significant import significant_event_record
 from jackpots import publish
 from jackpots.models import (
     Hit,
@@ -557,7 +559,24 @@ def _void_record(hit: Hit, user, reason: str, now: datetime | None = None) -> Hi
     hit.state, hit.voided_by, hit.void_reason = Hit.State.VOIDED, user, reason.strip()
     hit.voided_at = now or timezone.now()
     hit.save(update_fields=["state", "voided_by", "voided_at", "void_reason"])
+    _void_register(hit)
     return hit
+
+
+def _void_register(hit: Hit) -> None:
+    """The void in the significant-events register, in the void's transaction: the hit's machine (or its
+    level, for a table's or an attendant's hit), who voided it and why."""
+    significant_event_record(
+        SignificantEvent.Kind.VOID,
+        venue=_hit_venue(hit),
+        at=hit.voided_at,
+        subject=hit.machine.asset_number if hit.machine_id is not None else str(hit.level),
+        machine_id=hit.machine_id,
+        level_id=hit.level_id,
+        user=hit.voided_by,
+        detail=f"Hit {hit_label(hit)} of EUR {cents_eur(hit.amount_cents)} voided: {hit.void_reason}",
+        reference=hit.ref or "",
+    )
 
 
 def _award_row_id(award_rows: list[LedgerEntry]) -> int:

@@ -18,7 +18,7 @@ from slots.models import GatewayKey, MachineKey
 CREDENTIAL_MODELS = (MachineKey, GatewayKey, TableKey)
 
 
-def key_revoke(text: str) -> str:
+def key_revoke(text: str, *, by=None) -> str:
     """Revokes the one active key or screen token that ``text`` names and says which it was; refuses
     (EngineError) when none does, or when a prefix names several (then the whole key is needed)."""
     text = text.strip()
@@ -39,7 +39,7 @@ def key_revoke(text: str) -> str:
         )
     (target,) = found
     if isinstance(target, SignageScreen):
-        screen_token_revoke(target)
+        screen_token_revoke(target, by=by)
         return f"screen token of {target.slug}"
-    credentials_revoke([target])
+    credentials_revoke([target], by=by)
     return f"{target._meta.verbose_name} {target}"

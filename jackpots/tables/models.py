@@ -191,6 +191,10 @@ class TableKey(Credential):
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.table.code})"
 
+    def significant_label(self) -> tuple[int, str, int | None]:
+        """(venue id, subject, machine id) for the significant-events register."""
+        return self.table.venue_id, self.table.code, None
+
 
 class PrizeShare(models.Model):
     """One percentage prize taken from the level (one engine Hit), divided between the seats that won it

@@ -4,7 +4,7 @@ beat job that takes silent machines offline."""
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -12,10 +12,12 @@ from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
+from floor.models import SignificantEvent
+from floor.services.significant import significant_events_record
 from slots.models import MachineAlert, MachineEvent, OfflinePeriod, SlotMachine
 from slots.selectors import machines_last_seq
 from slots.services.parsing import ParsedEvent
-from slots.services.vocabulary import STATUS_CLEARS_TILT, STATUS_FLAGS
+from slots.services.vocabulary import STATUS_CLEARS_TILT, STATUS_FLAGS, STATUS_SIGNIFICANT
 
 _FLAGS = ("door_open", "tilted", "handpay_locked", "powered")
 
@@ -70,6 +72,28 @@ def machines_touch(events: list[ParsedEvent], *, now: datetime, lock_all: bool) 
         flags = _flags_after(current[machine_id], status_events)
         if flags:
             SlotMachine.objects.filter(id=machine_id).update(**flags)
+    significant_events_record(_status_significant(statuses))
+
+
+def _status_significant(statuses: dict[int, list[ParsedEvent]]) -> list[SignificantEvent]:
+    """The significant-events rows of the accepted status events (door, power, tilt, handpay), one per
+    event at the machine's own time, whatever order they came in: written with the batch, in one INSERT."""
+    rows = []
+    for events in statuses.values():
+        for event in events:
+            kind, description = STATUS_SIGNIFICANT[event.status]
+            rows.append(
+                SignificantEvent(
+                    kind=kind,
+                    venue_id=event.machine.venue_id,
+                    at=event.at,
+                    subject=event.machine.asset_number,
+                    machine_id=event.machine.id,
+                    detail=description,
+                    reference=f"seq {event.seq}",
+                )
+            )
+    return rows
 
 
 def _flags_after(row: dict, events: list[ParsedEvent]) -> dict:
@@ -107,7 +131,33 @@ def machines_mark_offline(*, now: datetime | None = None) -> int:
         )
         marked = SlotMachine.objects.filter(id__in=list(silent)).update(status=SlotMachine.Status.OFFLINE)
         _offline_periods_open(silent, now)
+        _offline_significant(silent, now)
     return marked
+
+
+def _offline_significant(silent: dict[int, datetime | None], now: datetime) -> None:
+    """One "machine offline" row per machine just marked, in one INSERT (one more query per beat)."""
+    if not silent:
+        return
+    machines = SlotMachine.objects.filter(id__in=list(silent)).values_list(
+        "id", "asset_number", "room__venue_id"
+    )
+    significant_events_record(
+        SignificantEvent(
+            kind=SignificantEvent.Kind.OFFLINE,
+            venue_id=venue_id,
+            at=now,
+            subject=asset,
+            machine_id=pk,
+            detail=_offline_detail(silent[pk]),
+        )
+        for pk, asset, venue_id in machines.order_by("id")
+    )
+
+
+def _offline_detail(last_seen: datetime | None) -> str:
+    heard = f"{last_seen.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC" if last_seen else "never"
+    return f"Silent past the offline limit (last heard {heard}): out of play until heard again."
 
 
 def _offline_periods_open(silent: dict[int, datetime | None], now: datetime) -> None:
@@ -138,7 +188,11 @@ def offline_periods_close(first_seqs: dict[int, int], now: datetime) -> None:
     """Machines heard again (their first accepted event's seq in ``first_seqs``) end their open offline
     period at ``now`` and raise a ``machine_back`` alert with both times. The single-statement insert does
     the same in SQL (``storage._INSERT_AND_TOUCH``)."""
-    periods = list(OfflinePeriod.objects.filter(machine_id__in=list(first_seqs), ended_at__isnull=True))
+    periods = list(
+        OfflinePeriod.objects.filter(machine_id__in=list(first_seqs), ended_at__isnull=True).annotate(
+            asset=F("machine__asset_number"), venue_id=F("machine__room__venue_id")
+        )
+    )
     if not periods:
         return
     back_from = now - timedelta(seconds=settings.MACHINE_BACK_GRACE_SECONDS)  # the event's own moment
@@ -157,3 +211,20 @@ def offline_periods_close(first_seqs: dict[int, int], now: datetime) -> None:
         )
         for period in periods
     )
+    significant_events_record(
+        SignificantEvent(
+            kind=SignificantEvent.Kind.ONLINE,
+            venue_id=period.venue_id,
+            at=period.ended_at,
+            subject=period.asset,
+            machine_id=period.machine_id,
+            detail=online_detail(period.ended_seq, period.started_at),
+            reference=f"seq {period.ended_seq}",
+        )
+        for period in periods
+    )
+
+
+def online_detail(seq: int, offline_since: datetime) -> str:
+    """What the register says of a machine back online; storage._INSERT_AND_TOUCH writes the same in SQL."""
+    return f"Heard again (seq {seq}); offline since {offline_since.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC."

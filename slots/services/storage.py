@@ -43,9 +43,10 @@ _INSERT = (
     "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id"
 )
 # The same insert, and in the same statement the machine's last_seen/last_game_at move and an offline
-# machine comes back in service, ending its offline period with a ``machine_back`` alert (machines_touch
-# and offline_periods_close, for a batch of one machine's games and jackpots; the period's lookup is one
-# probe of its partial unique index, nothing found on a machine in play). One statement is one
+# machine comes back in service, ending its offline period with a ``machine_back`` alert and a
+# significant-events row (machines_touch and offline_periods_close, for a batch of one machine's games
+# and jackpots; the period's lookup is one probe of its partial unique index, nothing found on a
+# machine in play). One statement is one
 # transaction: no BEGIN/COMMIT round trips on the hot path. GREATEST skips NULLs.
 _INSERT_AND_TOUCH = (
     f"WITH inserted AS (INSERT INTO slots_machineevent ({_COLUMNS}) {_RECORDS} "
@@ -63,7 +64,13 @@ _INSERT_AND_TOUCH = (
     "alerted AS (INSERT INTO slots_machinealert (machine_id, kind, seq, at, detail, payload) "
     "SELECT machine_id, 'machine_back', ended_seq, ended_at, "
     "format('Heard again at %%s (seq %%s), offline since %%s.', ended_at, ended_seq, started_at), "
-    "jsonb_build_object('offline_at', started_at, 'back_at', ended_at) FROM back) "
+    "jsonb_build_object('offline_at', started_at, 'back_at', ended_at) FROM back), "
+    # The significant-events register's "machine back online" row, as machines.online_detail words it.
+    "registered AS (INSERT INTO floor_significantevent (venue_id, at, kind, subject, machine_id, detail, "
+    "reference) SELECT r.venue_id, b.ended_at, 'online', m.asset_number, b.machine_id, "
+    "format('Heard again (seq %%s); offline since %%s UTC.', b.ended_seq, "
+    "to_char(b.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')), 'seq ' || b.ended_seq "
+    "FROM back b JOIN slots_slotmachine m ON m.id = b.machine_id JOIN floor_room r ON r.id = m.room_id) "
     "SELECT machine_id, seq, id FROM inserted"
 )
 

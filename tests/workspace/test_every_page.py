@@ -124,6 +124,7 @@ def _seed() -> tuple[list[str], list[str]]:
             machine = room.machines.order_by("asset_number").first()
             paths.append(f"/floor/{venue.code}/{room.number}/#{machine.asset_number if machine else ''}")
         paths += ["/progressives/", "/signs/", "/dayclose/", "/floor/inventory/", "/floor/reports/liability/"]
+        paths.append(f"/events/{venue.code}/{timezone.localdate().isoformat()}/")
     level = Level.objects.order_by("id").first()
     reports = ["/floor/reports/", "/floor/reports/games/", "/floor/reports/room-hours/"]
     # One change waiting for a second person: the approval queue and the level page have a row.

@@ -20,6 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from floor.models import SignificantEvent
+from floor.services.significant import significant_event_record
 from jackpots.models import Hit, HitKind, LedgerEntry, Level
 from jackpots.services import core
 from jackpots.services.errors import EngineError
@@ -120,6 +122,16 @@ class _Voiding:
         round_.state = TableRound.State.VOIDED
         round_.voided_at, round_.voided_by, round_.void_reason = now, self.user, self.reason
         round_.save(update_fields=["state", "voided_at", "voided_by", "void_reason"])
+        significant_event_record(
+            SignificantEvent.Kind.VOID,
+            venue=self.table.venue_id,
+            at=now,
+            subject=self.table.code,
+            level_id=self.level_id,
+            user=self.user,
+            detail=f"Round {self.round_id} voided: {self.reason}",
+            reference=self.reference,
+        )
         kept = self._prizes_void(round_, shares)
         level.refresh_from_db()  # the prizes' voids wrote the level
         state = locked.state(level.id)
