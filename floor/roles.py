@@ -58,6 +58,8 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("jackpots", "tablekey", ("add", "change")),
         Rule("jackpots", "exchangerate", ("add",)),
         Rule("jackpots", "paytable", ("stage",)),
+        # A supervisor releases a Caribbean Stud declaration: play resumes at the linked tables.
+        Rule("jackpots", "tabledeclaration", ("release",)),
         # The workspace's records: a manager signs a business day off (add); slips are made by paying.
         Rule("workspace", "dayclose", ("view", "add")),
         Rule("workspace", "hitslip", VIEW),

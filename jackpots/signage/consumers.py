@@ -25,7 +25,7 @@ from jackpots.signage.currency import ScreenContent
 from jackpots.signage.hub import frame_head, frame_text, hub_join, hub_leave
 from jackpots.signage.links import link_watcher
 from jackpots.signage.loops import start_eagerly
-from jackpots.signage.selectors import screen_authenticate, screen_content
+from jackpots.signage.selectors import declaration_frames, screen_authenticate, screen_content
 from jackpots.signage.services import screen_presence_connected, screen_presence_disconnected
 from jackpots.signage.snapshots import snapshot_share
 
@@ -74,7 +74,11 @@ class SignageConsumer(AsyncWebsocketConsumer):
             self.links[jackpot["id"]] = jackpot["link"]
             for level in jackpot["levels"]:
                 self.shown_seq[level["id"]] = level["seq"]
+        # A declaration pending now follows the snapshot (read after joining too: its end arrives later).
+        declarations = await database_sync_to_async(declaration_frames)(list(content.progressives))
         await self.send_frame({"type": "snapshot", "jackpots": jackpots})
+        for frame in declarations:
+            await self.send_frame(frame)
         self._after_snapshot()
         # A live connection's slot, claimed once the snapshot is out: the snapshot reads signs connecting
         # together share (snapshot_share) stay shared, and one past the limit holds nothing.
