@@ -40,10 +40,8 @@ def flush_by_delete_sql(original):
         # Django's foreign keys are deferrable: checked at the flush's commit, when every row is gone.
         deferred = f"{style.SQL_KEYWORD('SET CONSTRAINTS ALL DEFERRED')};"
         # An append-only table refuses a DELETE by its trigger (row-level); TRUNCATE empties it.
-        return [deferred] + [
-            f"{style.SQL_KEYWORD('TRUNCATE' if t in APPEND_ONLY_TRIGGERED else 'DELETE FROM')} {ops.quote_name(t)};"
-            for t in tables
-        ]
+        empty = {t: "TRUNCATE" if t in APPEND_ONLY_TRIGGERED else "DELETE FROM" for t in tables}
+        return [deferred] + [f"{style.SQL_KEYWORD(verb)} {ops.quote_name(t)};" for t, verb in empty.items()]
 
     return sql_flush
 

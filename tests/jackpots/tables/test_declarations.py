@@ -13,6 +13,7 @@ from django.utils import timezone
 from floor.models import SignificantEvent
 from jackpots.models import Hit
 from jackpots.services.errors import EngineError
+from jackpots.services.winners import Winner
 from jackpots.tables.models import PrizePart, PrizeShare, TableDeclaration, TableRound
 from jackpots.tables.services import round_record
 from jackpots.tables.services.declarations import declaration_release, declarations_lapse
@@ -26,7 +27,6 @@ NOTHING = "2C 5D 7H 9S JC"
 ROYAL = "AS KS QS JS TS"
 ROYAL_2 = "AD KD QD JD TD"
 DECLARED = body("N-1", [seat(1, ROYAL), seat(2, NOTHING, bet=0)], seconds=0)
-WINNER = {"winner_name": "Mario Rossi"}
 
 REFUSAL = (
     "A Royal Flush is being declared at table NOG-CSP-1 (seat 1): the tables of this progressive are "
@@ -150,8 +150,6 @@ def test_paying_every_part_releases_the_declaration() -> None:
     for part in (first, second):
         part_verify(part, users[0])
         part_verify(part, users[1])
-    from jackpots.services.winners import Winner
-
     winner = Winner("Mario Rossi", "id_card", "CA12345XY", "IT")
     part_pay(first, users[1], winner)
     # One part paid: the division is fixed (no later round joins), the tables still wait.
