@@ -30,6 +30,7 @@ _SECTIONS = {
     "map": "floor",
     "machine-panel": "floor",
     "inventory": "admin",
+    "declarations": "declarations",
 }
 # Pages about one venue: switching venue there goes to the other venue's floor.
 _VENUE_PAGES = {"venue", "map"}
@@ -73,6 +74,8 @@ def _nav(request: HttpRequest, venue: Venue | None) -> list[NavItem]:
         items.append(NavItem("floor", _("Floor"), reverse("workspace:venue", args=[venue.code])))
     items.append(NavItem("progressives", _("Progressives"), reverse("workspace:progressives")))
     items.append(NavItem("signs", _("Signs"), reverse("workspace:signs")))
+    if user.has_perm("jackpots.view_tabledeclaration"):
+        items.append(NavItem("declarations", _("Declarations"), reverse("workspace:declarations")))
     if user.has_perm(VIEW_REPORTS):
         items.append(NavItem("reports", _("Reports"), reverse("workspace:reports")))
         items.append(NavItem("dayclose", _("Day close"), reverse("workspace:dayclose")))

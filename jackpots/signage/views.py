@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 
 from floor.models import SignageScreen
 from jackpots.signage.selectors import screen_authenticate
+from jackpots.tables.rules import DECLARED_HANDS, Hand
 
 
 def sign_strings() -> dict[str, str]:
@@ -27,6 +28,9 @@ def sign_strings() -> dict[str, str]:
         "link_down_footer": _("Link down: %(names)s"),
         "must_hit_by": _("Must hit by %(amount)s"),
         "mystery": pgettext("sign level", "Mystery"),
+        # A Caribbean Stud declaration (the ``declaration`` frame): its card says so until it is released.
+        "declaration": _("%(hand)s declared at table %(table)s, seat %(seat)s: play suspended"),
+        "hands": {hand: str(Hand(hand).label) for hand in DECLARED_HANDS},
     }
 
 

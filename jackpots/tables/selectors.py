@@ -153,3 +153,17 @@ def declaration_fields(level_id: int, now: datetime) -> dict:
         "pending": declaration is not None,
         "declaration": declaration_shown(declaration, now) if declaration is not None else None,
     }
+
+
+def declarations_desk(
+    now: datetime, recent: int = 20
+) -> tuple[list[TableDeclaration], list[TableDeclaration]]:
+    """The workspace's declarations page: those pending now (every venue: a link spans them) and the
+    latest that ended (a pending one past its window counts as ended: it has lapsed)."""
+    related = ("table__venue", "progressive", "share", "released_by")
+    rows = TableDeclaration.objects.select_related(*related)
+    pending = rows.filter(state=TableDeclaration.State.PENDING, expires_at__gte=now).order_by(
+        "opened_at", "id"
+    )
+    ended = rows.exclude(pk__in=[d.pk for d in pending]).order_by("-opened_at", "-id")[:recent]
+    return list(pending), list(ended)

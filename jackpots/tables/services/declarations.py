@@ -30,10 +30,8 @@ from jackpots.models import Hit, Level
 from jackpots.services.errors import EngineError
 from jackpots.tables.models import PrizeShare, Table, TableDeclaration, TableRound, TableSeat
 from jackpots.tables.round_input import RoundError
-from jackpots.tables.rules import Game, Hand
+from jackpots.tables.rules import DECLARED_HANDS, Game
 
-# The hands the Casinò's rule makes a player declare.
-DECLARED_HANDS = (Hand.ROYAL_FLUSH, Hand.STRAIGHT_FLUSH)
 RELEASE_REASON_MAX = 500
 
 
