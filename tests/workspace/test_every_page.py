@@ -127,7 +127,7 @@ def _seed() -> tuple[list[str], list[str]]:
     level = Level.objects.order_by("id").first()
     reports = ["/floor/reports/", "/floor/reports/games/", "/floor/reports/room-hours/"]
     paths += [f"/progressives/levels/{level.pk}/", *reports, "/floor/reports/level-history/"]
-    paths.append("/admin/")
+    paths += ["/tables/declarations/", "/admin/"]
     signs = [
         f"/signage/{screen.slug}/?token={screen_token_issue(screen)}"
         for screen in SignageScreen.objects.order_by("slug")

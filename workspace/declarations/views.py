@@ -27,9 +27,7 @@ class ReleaseForm(forms.Form):
         label=gettext_lazy("Reason"),
         max_length=RELEASE_REASON_MAX,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text=gettext_lazy(
-            "What you checked (e.g. the hand seen at the table): recorded with your name."
-        ),
+        help_text=gettext_lazy("What you checked (e.g. the hand seen at the table): kept with your name."),
     )
 
 
