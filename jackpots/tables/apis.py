@@ -83,7 +83,9 @@ class TableRoundsApi(APIView):
         description=(
             "The server evaluates every hand against the progressive's pay table. A retry of a round id "
             "returns the first answer (200); a new round answers 201. Bad cards (unknown_card, "
-            "duplicate_card, wrong_card_count) and bad bets are refused with 400 and change nothing."
+            "duplicate_card, wrong_card_count) and bad bets are refused with 400 and change nothing. "
+            "While a Caribbean Stud declaration is pending (the answer's pending and declaration), a round "
+            "played after it is refused level_pending (409); one played before it shares its prize."
         ),
         request=RoundRequest,
         parameters=[TABLE_CODE],
@@ -97,7 +99,9 @@ class TableRoundsApi(APIView):
             404: OpenApiResponse(ErrorSerializer),
             409: OpenApiResponse(
                 ErrorSerializer,
-                description="round_conflict, no_exchange_rate, progressive_stopped, table_inactive.",
+                description="round_conflict, no_exchange_rate, progressive_stopped, table_inactive; "
+                "level_pending: a Royal or Straight Flush is declared at a table of this progressive and "
+                "the round was played after it: post it again once the declaration is released.",
             ),
             413: OpenApiResponse(
                 ErrorSerializer, description="The body is larger than 1 MiB (body_too_large)."
