@@ -304,7 +304,7 @@
         .replace("%(hand)s", (strings.hands && strings.hands[frame.hand]) || frame.hand)
         .replace("%(table)s", frame.table)
         .replace("%(seat)s", String(frame.seat));
-      var line = el("div", "declaration line", text);
+      var line = el("div", "declaration", text);  // it may wrap: the card's amount keeps its size
       line.setAttribute("role", "status");
       jackpot.el.insertBefore(line, jackpot.el.querySelector(".levels"));
     }
