@@ -25,7 +25,7 @@ from jackpots.signage.currency import ScreenContent
 from jackpots.signage.hub import frame_head, frame_text, hub_join, hub_leave
 from jackpots.signage.links import link_watcher
 from jackpots.signage.loops import start_eagerly
-from jackpots.signage.selectors import declaration_frames, screen_authenticate, screen_content
+from jackpots.signage.selectors import screen_authenticate, screen_content
 from jackpots.signage.services import screen_presence_connected, screen_presence_disconnected
 from jackpots.signage.snapshots import snapshot_share
 
@@ -69,14 +69,13 @@ class SignageConsumer(AsyncWebsocketConsumer):
         # committed in between arrives as an update with a higher seq; anything older is dropped.
         self.hub_key = content
         await hub_join(self, self.hub_key)
-        jackpots = await snapshot_share().get(self.hub_key)
+        jackpots, declarations = await snapshot_share().get(self.hub_key)
         for jackpot in jackpots:
             self.links[jackpot["id"]] = jackpot["link"]
             for level in jackpot["levels"]:
                 self.shown_seq[level["id"]] = level["seq"]
-        # A declaration pending now follows the snapshot (read after joining too: its end arrives later).
-        declarations = await database_sync_to_async(declaration_frames)(list(content.progressives))
         await self.send_frame({"type": "snapshot", "jackpots": jackpots})
+        # A declaration pending now follows the snapshot (read with it, after joining: its end comes later).
         for frame in declarations:
             await self.send_frame(frame)
         self._after_snapshot()
