@@ -127,7 +127,9 @@ def _open_share(
     """An unpaid prize of the same hand won within ``window`` of ``at``, before or after: a table that
     posts its round late still shares with the win declared at the same time elsewhere, as long as the
     window has not closed by the server's clock. Past it the prize is final (its answers said so and the
-    tables pay it) and is never divided again."""
+    tables pay it) and is never divided again. At Caribbean Stud the declaration decides: the prize stays
+    open while it is pending (``closes_at`` is its upper bound) and closes when it ends
+    (``declarations.share_close``); rounds played after it are refused before they get here."""
     # A prize paid at the table stays open: the table pays each seat its part once the window closes.
     unpaid = Q(hit__state__in=[Hit.State.HIT, Hit.State.VERIFIED])
     paid_at_table = Q(hit__state=Hit.State.PAID, hit__paid_by_table__isnull=False)
