@@ -105,6 +105,10 @@ app.conf.beat_schedule = {
         "task": "jackpots.tasks.contributions_apply_task",
         "schedule": 1.0,
     },
+    "table-declarations-lapse": {
+        "task": "jackpots.tasks.declarations_lapse_task",
+        "schedule": 5.0,
+    },
     "report-summaries-refresh": {
         "task": "workspace.tasks.machine_hour_stats_refresh_task",
         "schedule": 60.0,

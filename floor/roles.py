@@ -62,6 +62,8 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("jackpots", "paytable", ("stage",)),
         # Maker-checker: a manager proposes a change of a level's money or parameters, another approves.
         Rule("jackpots", "changeproposal", ("propose", "approve")),
+        # A supervisor releases a Caribbean Stud declaration: play resumes at the linked tables.
+        Rule("jackpots", "tabledeclaration", ("release",)),
         # The workspace's records: a manager signs a business day off (add); slips are made by paying.
         Rule("workspace", "dayclose", ("view", "add")),
         Rule("workspace", "hitslip", VIEW),

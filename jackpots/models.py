@@ -575,6 +575,7 @@ from jackpots.tables.models import (  # noqa: E402, F401
     PrizePart,
     PrizeShare,
     Table,
+    TableDeclaration,
     TableKey,
     TableRound,
     TableSeat,

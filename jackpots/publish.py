@@ -22,7 +22,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from jackpots.gateway.selectors import handpay_reset_target
-from jackpots.signage.selectors import hit_message, level_updates, theme_message
+from jackpots.signage.selectors import declaration_message, hit_message, level_updates, theme_message
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +112,14 @@ def theme_changed(progressive_id: int) -> None:
     """A progressive's sign theme changed: its connected signs redraw its card without a reload."""
     message = theme_message(progressive_id)
     if message is not None:
+        _publish([(progressive_group(progressive_id), message)])
+
+
+def declaration_changed(declaration_id: int) -> None:
+    """A table declaration opened or ended: every sign of its progressive shows it or takes it away."""
+    found = declaration_message(declaration_id)
+    if found is not None:
+        progressive_id, message = found
         _publish([(progressive_group(progressive_id), message)])
 
 

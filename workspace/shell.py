@@ -36,6 +36,7 @@ _SECTIONS = {
     "map": "floor",
     "machine-panel": "floor",
     "inventory": "admin",
+    "declarations": "declarations",
 }
 # Pages about one venue: switching venue there goes to the other venue's floor.
 _VENUE_PAGES = {"venue", "map"}
@@ -81,6 +82,8 @@ def _nav(request: HttpRequest, venue: Venue | None) -> list[NavItem]:
     if user.has_perm(VIEW_PROPOSALS):
         items.append(NavItem("approvals", _("Approvals"), reverse("workspace:approvals")))
     items.append(NavItem("signs", _("Signs"), reverse("workspace:signs")))
+    if user.has_perm("jackpots.view_tabledeclaration"):
+        items.append(NavItem("declarations", _("Declarations"), reverse("workspace:declarations")))
     if user.has_perm(VIEW_REPORTS):
         items.append(NavItem("reports", _("Reports"), reverse("workspace:reports")))
         items.append(NavItem("dayclose", _("Day close"), reverse("workspace:dayclose")))

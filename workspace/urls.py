@@ -9,6 +9,7 @@ from django.views.generic import RedirectView
 from workspace.access import workspace_page
 from workspace.approvals import views as approvals
 from workspace.dayclose import views as dayclose
+from workspace.declarations import views as declarations
 from workspace.desk import views as desk
 from workspace.events import views as events
 from workspace.inventory import views as inventory
@@ -30,6 +31,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("hits/<int:pk>/<str:action>/", desk.hit_action_view, name="hit-action"),
     path("hits/parts/<int:pk>/slip/<str:variant>.pdf", desk.part_slip_view, name="part-slip"),
     path("hits/parts/<int:pk>/<str:action>/", desk.part_action_view, name="part-action"),
+    path("tables/declarations/", declarations.declarations_view, name="declarations"),
+    path(
+        "tables/declarations/<int:pk>/release/",
+        declarations.declaration_release_view,
+        name="declaration-release",
+    ),
     path("progressives/", progressives.progressives_view, name="progressives"),
     path("progressives/levels/<int:pk>/", progressives.level_view, name="level"),
     path(

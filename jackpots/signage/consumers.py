@@ -69,12 +69,15 @@ class SignageConsumer(AsyncWebsocketConsumer):
         # committed in between arrives as an update with a higher seq; anything older is dropped.
         self.hub_key = content
         await hub_join(self, self.hub_key)
-        jackpots = await snapshot_share().get(self.hub_key)
+        jackpots, declarations = await snapshot_share().get(self.hub_key)
         for jackpot in jackpots:
             self.links[jackpot["id"]] = jackpot["link"]
             for level in jackpot["levels"]:
                 self.shown_seq[level["id"]] = level["seq"]
         await self.send_frame({"type": "snapshot", "jackpots": jackpots})
+        # A declaration pending now follows the snapshot (read with it, after joining: its end comes later).
+        for frame in declarations:
+            await self.send_frame(frame)
         self._after_snapshot()
         # A live connection's slot, claimed once the snapshot is out: the snapshot reads signs connecting
         # together share (snapshot_share) stay shared, and one past the limit holds nothing.

@@ -95,6 +95,9 @@ class ScreenHub:
                     }
                     for sign in list(self.signs):
                         sign.hit_received(frame)
+                elif message["type"] == "declaration.changed":
+                    for sign in list(self.signs):
+                        sign.frame_received(message["frame"])
                 elif message["type"] == "theme.changed":
                     frame = {"type": "theme", "jackpot": message["progressive"], "theme": message["theme"]}
                     for sign in list(self.signs):

@@ -9,7 +9,7 @@ from django.utils import timezone
 from common.credentials import screen_token_matches
 from common.money import cents_eur, mc_eur, mc_to_cents
 from floor.models import SignageScreen
-from jackpots.models import Hit, Level, Progressive, ScreenPresence, SignTheme, TableSeat
+from jackpots.models import Hit, Level, Progressive, ScreenPresence, SignTheme, TableDeclaration, TableSeat
 from jackpots.selectors import (
     hit_place,
     levels_shown,
@@ -18,6 +18,7 @@ from jackpots.selectors import (
 )
 from jackpots.signage.currency import ScreenContent, amounts_in, display_rate
 from jackpots.signage.themes import theme_public
+from jackpots.tables.selectors import declaration_shown, declarations_pending
 
 
 def screen_authenticate(slug: str, token: str) -> SignageScreen | None:
@@ -90,6 +91,24 @@ def theme_message(progressive_id: int) -> dict | None:
     theme = SignTheme.objects.filter(progressive=progressive).first()
     shown = theme_public(theme, progressive.name)
     return {"type": "theme.changed", "progressive": progressive_id, "theme": shown}
+
+
+def declaration_message(declaration_id: int) -> tuple[int, dict] | None:
+    """The progressive a table declaration suspends and the message carrying its ``declaration`` frame."""
+    declaration = TableDeclaration.objects.filter(id=declaration_id).select_related("table").first()
+    if declaration is None:
+        return None
+    frame = {"type": "declaration", **declaration_shown(declaration, timezone.now())}
+    return declaration.progressive_id, {"type": "declaration.changed", "frame": frame}
+
+
+def declaration_frames(progressive_ids: list[int]) -> list[dict]:
+    """The ``declaration`` frames a sign connecting now gets after its snapshot: the pending ones."""
+    now = timezone.now()
+    return [
+        {"type": "declaration", **declaration_shown(declaration, now)}
+        for declaration in declarations_pending(progressive_ids, now)
+    ]
 
 
 def level_updates(level_ids: list[int]) -> dict[int, dict]:

@@ -7,6 +7,7 @@ at a time and one waits."""
 from __future__ import annotations
 
 import asyncio
+from typing import NamedTuple
 
 from channels.db import database_sync_to_async
 from rest_framework import serializers
@@ -14,7 +15,7 @@ from rest_framework import serializers
 from jackpots.apis import LevelPublicSerializer, ProgressivePublicSerializer
 from jackpots.signage.currency import ScreenContent
 from jackpots.signage.loops import loop_local
-from jackpots.signage.selectors import signage_snapshot
+from jackpots.signage.selectors import declaration_frames, signage_snapshot
 
 Key = ScreenContent
 
@@ -37,8 +38,17 @@ class SignageProgressiveSerializer(ProgressivePublicSerializer):
     theme = serializers.DictField(help_text="Title, colours and logo of the progressive's card.")
 
 
-def _snapshot_read(key: Key) -> list[dict]:
-    return SignageProgressiveSerializer(signage_snapshot(key), many=True).data
+class Snapshot(NamedTuple):
+    """A screen's first frames: its jackpots and the table declarations pending on them (one read for the
+    signs connecting together, like the jackpots)."""
+
+    jackpots: list[dict]
+    declarations: list[dict]
+
+
+def _snapshot_read(key: Key) -> Snapshot:
+    jackpots = SignageProgressiveSerializer(signage_snapshot(key), many=True).data
+    return Snapshot(jackpots, declaration_frames(list(key.progressives)))
 
 
 class SnapshotShare:
@@ -46,7 +56,7 @@ class SnapshotShare:
         self.running: dict[Key, asyncio.Task] = {}
         self.waiting: dict[Key, asyncio.Task] = {}
 
-    async def get(self, key: Key) -> list[dict]:
+    async def get(self, key: Key) -> Snapshot:
         """The snapshot of the progressives ``key``, read after the call began. Call it after joining."""
         task = self.waiting.get(key)
         if task is None:
@@ -57,7 +67,7 @@ class SnapshotShare:
                 self.running[key] = task
         return await asyncio.shield(task)
 
-    async def _read(self, key: Key, before: asyncio.Task | None) -> list[dict]:
+    async def _read(self, key: Key, before: asyncio.Task | None) -> Snapshot:
         if before is not None:
             await asyncio.wait([before])
             me = self.waiting.pop(key)

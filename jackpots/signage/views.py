@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 
 from floor.models import SignageScreen
 from jackpots.signage.selectors import screen_authenticate
+from jackpots.tables.rules import DECLARED_HANDS, Hand
 
 
 def sign_strings() -> dict[str, str]:
@@ -29,6 +30,9 @@ def sign_strings() -> dict[str, str]:
         "mystery": pgettext("sign level", "Mystery"),
         # A suspended level's amount gives way to this word (a retired level is not shown at all).
         "suspended": pgettext("sign level", "Suspended"),
+        # A Caribbean Stud declaration (the ``declaration`` frame): its card says so until it is released.
+        "declaration": _("%(hand)s declared at table %(table)s, seat %(seat)s: play suspended"),
+        "hands": {hand: str(Hand(hand).label) for hand in DECLARED_HANDS},
     }
 
 

@@ -83,7 +83,9 @@ class TableRoundsApi(APIView):
         description=(
             "The server evaluates every hand against the progressive's pay table. A retry of a round id "
             "returns the first answer (200); a new round answers 201. Bad cards (unknown_card, "
-            "duplicate_card, wrong_card_count) and bad bets are refused with 400 and change nothing."
+            "duplicate_card, wrong_card_count) and bad bets are refused with 400 and change nothing. "
+            "While a Caribbean Stud declaration is pending (the answer's pending and declaration), a round "
+            "played after it is refused level_pending (409); one played before it shares its prize."
         ),
         request=RoundRequest,
         parameters=[TABLE_CODE],
@@ -99,7 +101,9 @@ class TableRoundsApi(APIView):
                 ErrorSerializer,
                 description=(
                     "round_conflict, no_exchange_rate, level_suspended (the progressive's level is "
-                    "suspended: no jackpot bets until resumed), level_retired, table_inactive."
+                    "suspended: no jackpot bets until resumed), level_retired, table_inactive; "
+                    "level_pending: a Royal or Straight Flush is declared at a table of this progressive and "
+                    "the round was played after it: post it again once the declaration is released."
                 ),
             ),
             413: OpenApiResponse(

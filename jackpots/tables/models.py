@@ -428,3 +428,73 @@ class PrizePart(WinnerIdentity, models.Model):
 
     def __str__(self) -> str:
         return f"{self.seat} part of {self.share}"
+
+
+class TableDeclaration(models.Model):
+    """A Royal or Straight Flush declared at a linked Caribbean Stud table (the Casinò's rule: "a player
+    with a Royal or Straight Flush must always declare it; all the games being played at the various tables
+    are momentarily suspended"). While it is pending every table of the progressive shows it and a round
+    played after it is refused (``level_pending``); rounds played before it and posted meanwhile share the
+    prize as simultaneous wins. It ends when a supervisor releases it, when its prize is paid, or by
+    itself at ``expires_at`` (the pay table's sharing window, the upper bound: it lapses)."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        RELEASED = "released", _("Released")
+        PAID = "paid", _("Released: prize paid")
+        LAPSED = "lapsed", _("Lapsed (window over)")
+
+    progressive = models.ForeignKey(
+        "jackpots.Progressive", on_delete=models.PROTECT, related_name="+", verbose_name=_("progressive")
+    )
+    level = models.ForeignKey(
+        "jackpots.Level", on_delete=models.PROTECT, related_name="+", verbose_name=_("level")
+    )
+    round = models.OneToOneField(
+        TableRound, on_delete=models.PROTECT, related_name="declaration", verbose_name=_("declaring round")
+    )
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="+", verbose_name=_("table"))
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    hand = models.CharField(_("hand"), max_length=20, choices=Hand.choices)
+    share = models.ForeignKey(
+        PrizeShare,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="declarations",
+        verbose_name=_("shared prize"),
+    )
+    opened_at = models.DateTimeField(_("declared at (the round's played-at time)"))
+    expires_at = models.DateTimeField(_("lapses at"))
+    state = models.CharField(_("state"), max_length=10, choices=State.choices, default=State.PENDING)
+    released_at = models.DateTimeField(_("released at"), null=True, blank=True)
+    released_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("released by"),
+    )
+    release_reason = models.TextField(_("release reason"), blank=True)
+
+    class Meta:
+        app_label = "jackpots"
+        ordering = ["-opened_at", "-id"]
+        permissions = [("release_tabledeclaration", _("Can release a table declaration"))]
+        constraints = [
+            # One declaration at a time suspends a progressive's tables.
+            models.UniqueConstraint(
+                fields=["level"], condition=models.Q(state="pending"), name="table_declaration_one_pending"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(state="pending", released_at__isnull=True)
+                | (~models.Q(state="pending") & models.Q(released_at__isnull=False)),
+                name="table_declaration_released_at",
+            ),
+        ]
+        verbose_name = _("table declaration")
+        verbose_name_plural = _("table declarations")
+
+    def __str__(self) -> str:
+        return f"{self.table.code} seat {self.seat} {self.get_hand_display()}"

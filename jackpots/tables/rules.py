@@ -39,6 +39,9 @@ class Hand(models.TextChoices):
 # standing when its turn comes (the engine's rule for near-simultaneous hits).
 HAND_ORDER: tuple[str, ...] = tuple(Hand.values)
 
+# The hands a Caribbean Stud player must declare (the Casinò's rule): the linked tables wait for them.
+DECLARED_HANDS: tuple[str, ...] = (Hand.ROYAL_FLUSH, Hand.STRAIGHT_FLUSH)
+
 CARDS_PER_SEAT = {Game.CARIBBEAN_STUD: 5, Game.CASINO_HOLDEM: 2}
 COMMUNITY_CARDS = {Game.CARIBBEAN_STUD: 0, Game.CASINO_HOLDEM: 5}
 

@@ -67,10 +67,13 @@ AwardSerializer = inline_serializer(
         "fixed": serializers.IntegerField(help_text="Fixed prize, progressive cents."),
         "progressive": serializers.BooleanField(help_text="Takes part in a percentage prize."),
         "provisional": serializers.BooleanField(
-            help_text="The share may still be divided with a later winner: pay it once final_at has passed."
+            help_text="The share may still be divided with a later winner: pay it once final_at has passed "
+            "(or its declaration has ended: final_at is then the release)."
         ),
         "final_at": serializers.DateTimeField(
-            allow_null=True, help_text="When the sharing window closes; null without a percentage prize."
+            allow_null=True,
+            help_text="When the prize is final: the release of its declaration (Caribbean Stud), else the "
+            "end of the sharing window; null without a percentage prize.",
         ),
         "handpay": serializers.BooleanField(
             help_text="The prize is at or above the venue's two-person threshold: the floor pays it once "
@@ -78,6 +81,46 @@ AwardSerializer = inline_serializer(
         ),
     },
 )
+
+
+DeclarationSerializer = inline_serializer(
+    "TableDeclaration",
+    {
+        "id": serializers.IntegerField(),
+        "jackpot": serializers.IntegerField(help_text="The progressive whose tables wait."),
+        "level": serializers.IntegerField(),
+        "state": serializers.ChoiceField(
+            choices=["pending", "released"],
+            help_text="pending: a round played after opened_at is refused level_pending (409).",
+        ),
+        "outcome": serializers.ChoiceField(
+            choices=["released", "paid", "lapsed"],
+            allow_null=True,
+            help_text="How it ended: released by a supervisor, its prize paid, or lapsed at expires_at; "
+            "null while pending.",
+        ),
+        "table": serializers.CharField(help_text="The table that declared it."),
+        "seat": serializers.IntegerField(),
+        "hand": serializers.ChoiceField(choices=["royal_flush", "straight_flush"]),
+        "opened_at": serializers.DateTimeField(help_text="The declared round's played-at time."),
+        "expires_at": serializers.DateTimeField(
+            help_text="The upper bound: the pay table's sharing window after opened_at, when it lapses."
+        ),
+        "released_at": serializers.DateTimeField(allow_null=True),
+    },
+    allow_null=True,
+)
+
+
+def _pending_fields() -> dict[str, serializers.Field]:
+    """What a table's answers add: whether its progressive's tables wait for a declaration (now)."""
+    return {
+        "pending": serializers.BooleanField(
+            help_text="A Caribbean Stud Royal or Straight Flush is declared on this progressive: rounds "
+            "played after it are refused level_pending until it is released, paid or lapses."
+        ),
+        "declaration": DeclarationSerializer,
+    }
 
 
 def _round_head(currency_help: str) -> dict[str, serializers.Field]:
@@ -111,6 +154,7 @@ RoundAnswer = inline_serializer(
             },
             many=True,
         ),
+        **_pending_fields(),
     },
 )
 VoidRequest = inline_serializer("TableVoidRequest", {"reason": serializers.CharField(required=False)})
@@ -156,6 +200,7 @@ DisplayAnswer = inline_serializer(
             },
             many=True,
         ),
+        **_pending_fields(),
     },
 )
 TABLE_CODE = OpenApiParameter(

@@ -8,7 +8,7 @@ from decimal import ROUND_FLOOR, Decimal
 
 from common.money import cents_eur, mc_to_cents
 from jackpots.models import Level
-from jackpots.tables.models import ExchangeRate, PayLine, PayTable, Table
+from jackpots.tables.models import ExchangeRate, PayLine, PayTable, Table, TableDeclaration
 from jackpots.tables.round_input import RoundError
 from jackpots.tables.rules import convert_cents
 
@@ -98,4 +98,72 @@ def table_display(table: Table, at: datetime) -> dict:
         "rate": str(rate.rate),
         "level_seq": level.seq,
         "pay_table": lines,
+        **declaration_fields(level.id, at),
     }
+
+
+def declaration_shown(declaration: TableDeclaration, now: datetime) -> dict:
+    """A declaration as the tables' answers and the signs' ``declaration`` frame show it: ``state``
+    ``pending`` until it ends, then ``released`` (``outcome`` says how: released, paid, lapsed)."""
+    pending = declaration.state == TableDeclaration.State.PENDING and now <= declaration.expires_at
+    # Pending past its window: lapsed, whether or not the lapse is recorded yet.
+    ended = (
+        TableDeclaration.State.LAPSED
+        if declaration.state == TableDeclaration.State.PENDING
+        else declaration.state
+    )
+    return {
+        "id": declaration.id,
+        "jackpot": declaration.progressive_id,
+        "level": declaration.level_id,
+        "state": "pending" if pending else "released",
+        "outcome": None if pending else str(ended),
+        "table": declaration.table.code,
+        "seat": declaration.seat,
+        "hand": declaration.hand,
+        "opened_at": declaration.opened_at.isoformat(),
+        "expires_at": declaration.expires_at.isoformat(),
+        "released_at": declaration.released_at.isoformat() if declaration.released_at else None,
+    }
+
+
+def declarations_pending(progressive_ids: list[int], now: datetime) -> list[TableDeclaration]:
+    """The declarations pending at ``now`` on these progressives (one whose window has passed has lapsed,
+    recorded or not)."""
+    return list(
+        TableDeclaration.objects.filter(
+            progressive_id__in=progressive_ids, state=TableDeclaration.State.PENDING, expires_at__gte=now
+        )
+        .select_related("table")
+        .order_by("id")
+    )
+
+
+def declaration_fields(level_id: int, now: datetime) -> dict:
+    """What a table's answers add: ``pending`` (its progressive's tables are suspended by a declaration)
+    and the ``declaration`` itself, or null."""
+    declaration = (
+        TableDeclaration.objects.filter(
+            level_id=level_id, state=TableDeclaration.State.PENDING, expires_at__gte=now
+        )
+        .select_related("table")
+        .first()
+    )
+    return {
+        "pending": declaration is not None,
+        "declaration": declaration_shown(declaration, now) if declaration is not None else None,
+    }
+
+
+def declarations_desk(
+    now: datetime, recent: int = 20
+) -> tuple[list[TableDeclaration], list[TableDeclaration]]:
+    """The workspace's declarations page: those pending now (every venue: a link spans them) and the
+    latest that ended (a pending one past its window counts as ended: it has lapsed)."""
+    related = ("table__venue", "progressive", "share", "released_by")
+    rows = TableDeclaration.objects.select_related(*related)
+    pending = rows.filter(state=TableDeclaration.State.PENDING, expires_at__gte=now).order_by(
+        "opened_at", "id"
+    )
+    ended = rows.exclude(pk__in=[d.pk for d in pending]).order_by("-opened_at", "-id")[:recent]
+    return list(pending), list(ended)

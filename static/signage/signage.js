@@ -1,4 +1,5 @@
-/* Progressivo sign. Speaks the websocket protocol of API.md "Signage" (plus the `theme` frame).
+/* Progressivo sign. Speaks the websocket protocol of API.md "Signage" (plus the `theme` and
+   `declaration` frames).
    Money is integer cents throughout: amounts arrive as "1523.47" strings, are parsed into whole cents,
    counted up in whole cents and formatted from whole cents. No floating-point money.
    A screen in a venue whose currency is not the pool's gets each amount as `amount` (integer minor
@@ -22,6 +23,7 @@
   var statusEl = document.getElementById("status");
   var levels = new Map();          // level id -> {seq, from, shown, target, start, el, progressive, ...}
   var jackpots = new Map();        // progressive id -> {el, link, theme, data}
+  var declarations = new Map();    // progressive id -> its pending declaration frame
   var order = [];                  // progressive ids, the hero first
   var wins = [];
   var winTimer = null;
@@ -304,6 +306,36 @@
     changed();
   }
 
+  // A Royal or Straight Flush declared at a table of the link: the card says so, in the card's colours,
+  // until the frame saying it is released comes (or a snapshot, which is followed by those still pending).
+  function declarationShow(id) {
+    var jackpot = jackpots.get(id);
+    if (!jackpot) return;
+    var old = jackpot.el.querySelector(".declaration");
+    if (old) old.remove();
+    var frame = declarations.get(id);
+    jackpot.el.classList.toggle("declared", Boolean(frame));
+    if (frame) {
+      var text = strings.declaration
+        .replace("%(hand)s", (strings.hands && strings.hands[frame.hand]) || frame.hand)
+        .replace("%(table)s", frame.table)
+        .replace("%(seat)s", String(frame.seat));
+      var line = el("div", "declaration", text);  // it may wrap: the card's amount keeps its size
+      line.setAttribute("role", "status");
+      jackpot.el.insertBefore(line, jackpot.el.querySelector(".levels"));
+    }
+    if (id === order[0]) fitAll(); else fitCard(id);
+  }
+
+  function declarationReceived(frame) {
+    if (frame.state === "pending") declarations.set(frame.jackpot, frame);
+    else if (declarations.has(frame.jackpot) && declarations.get(frame.jackpot).id === frame.id) {
+      declarations.delete(frame.jackpot);
+    } else return;
+    declarationShow(frame.jackpot);
+    changed();
+  }
+
   function applyUpdate(update, now) {
     var level = levels.get(update.id);
     if (!level || update.seq <= level.seq) return;  // a screen ignores a seq lower than one it has shown
@@ -413,6 +445,7 @@
       attempt = 0;
       offlineSince = null;
       connection = "live";
+      declarations.clear();
       renderSnapshot(frame.jackpots);
       changed();
       footerShow();
@@ -427,6 +460,8 @@
       footerShow();
     } else if (frame.type === "theme") {
       themeReceived(frame);
+    } else if (frame.type === "declaration") {
+      declarationReceived(frame);
     }
   }
 

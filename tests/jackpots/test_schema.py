@@ -77,6 +77,8 @@ def test_every_table_answer_is_described_field_by_field(client):
         "rate",
         "level_seq",
         "pay_table",
+        "pending",
+        "declaration",
     }
     assert set(components["TableDisplayLine"]["properties"]) == {"hand", "kind", "percent", "amount"}
     void = document["paths"]["/api/v1/tables/{code}/rounds/{round_id}/void"]["post"]["responses"]["200"]
@@ -98,6 +100,21 @@ def test_every_table_answer_is_described_field_by_field(client):
         "rate",
         "exchange_rate",
         "seats",
+        "pending",
+        "declaration",
+    }
+    assert set(components["TableDeclaration"]["properties"]) == {
+        "id",
+        "jackpot",
+        "level",
+        "state",
+        "outcome",
+        "table",
+        "seat",
+        "hand",
+        "opened_at",
+        "expires_at",
+        "released_at",
     }
     assert set(components["TableAward"]["properties"]) == {
         "amount",

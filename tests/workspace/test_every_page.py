@@ -132,7 +132,7 @@ def _seed() -> tuple[list[str], list[str]]:
         kind="topup", user=giulia, reason="Promozione di novembre", level=level, amount_mc=5_000_000
     )
     paths += [f"/progressives/levels/{level.pk}/", "/approvals/", *reports, "/floor/reports/level-history/"]
-    paths.append("/admin/")
+    paths += ["/tables/declarations/", "/admin/"]
     signs = [
         f"/signage/{screen.slug}/?token={screen_token_issue(screen)}"
         for screen in SignageScreen.objects.order_by("slug")

@@ -15,13 +15,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from jackpots.models import Hit
+from jackpots.models import Hit, Level
 from jackpots.services.errors import EngineError
 from jackpots.services.hit_numbers import hit_label
 from jackpots.services.hits import paid_already, verification_record
 from jackpots.services.winners import Winner, winner_record
-from jackpots.tables.models import PrizePart, PrizeShare, TableKey, TableSeat
+from jackpots.tables.models import PrizePart, PrizeShare, TableDeclaration, TableKey, TableSeat
 from jackpots.tables.rules import convert_cents
+from jackpots.tables.services.declarations import declaration_share_paid, share_declared
 
 LIVE = [PrizePart.State.OPEN, PrizePart.State.VERIFIED, PrizePart.State.PAID]
 
@@ -134,8 +135,15 @@ def part_verify(part: PrizePart, user) -> PrizePart:
 def part_pay(part: PrizePart, user, winner: Winner | None = None) -> PrizePart:
     """The floor pays a verified part, once (its row is locked: of two pays at once the second is refused
     naming who paid and when), after its prize's window closed (until then a later winner may still
-    divide it), with the winner's identification at or above the venue's threshold."""
+    divide it) or while its declaration is pending (paying ends the wait: the division is fixed and, once
+    every part is paid, the declaration is released), with the winner's identification at or above the
+    venue's threshold."""
     with transaction.atomic():
+        declared = TableDeclaration.objects.filter(
+            share_id=part.share_id, state=TableDeclaration.State.PENDING
+        ).values_list("level_id", flat=True)
+        for level_id in declared:  # the level first, as a round takes it: no round divides it meanwhile
+            Level.objects.select_for_update().filter(pk=level_id).values_list("pk").get()
         part = _part_lock(part)
         _part_open_check(part, _("paid"))
         label = part_label(part)
@@ -144,7 +152,7 @@ def part_pay(part: PrizePart, user, winner: Winner | None = None) -> PrizePart:
                 "hit_not_verified", _("%(part)s must be verified before paying.") % {"part": label}
             )
         now = timezone.now()
-        if now <= part.share.closes_at:
+        if now <= part.share.closes_at and not share_declared(part.share):
             raise EngineError(
                 "part_provisional",
                 _("%(part)s may still be divided with a later winner until %(time)s: pay it after.")
@@ -157,6 +165,7 @@ def part_pay(part: PrizePart, user, winner: Winner | None = None) -> PrizePart:
         part.state, part.paid_by, part.paid_at = PrizePart.State.PAID, user, now
         part.save(update_fields=["state", "paid_by", "paid_at", *fields])
         share_hit_settle(part.share)
+        declaration_share_paid(part.share, user, now)
     return part
 
 

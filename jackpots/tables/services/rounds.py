@@ -59,7 +59,8 @@ from jackpots.tables.rules import (
     hand_of,
     split_by_weight,
 )
-from jackpots.tables.selectors import pay_lines, rate_find
+from jackpots.tables.selectors import declaration_fields, pay_lines, rate_find
+from jackpots.tables.services.declarations import declaration_open_locked, round_pending_refuse
 from jackpots.tables.services.parts import part_create, part_decide, parts_void, share_hit_settle
 from jackpots.tables.services.paytables import pay_table_staged_apply
 
@@ -126,7 +127,9 @@ def _open_share(
     """An unpaid prize of the same hand won within ``window`` of ``at``, before or after: a table that
     posts its round late still shares with the win declared at the same time elsewhere, as long as the
     window has not closed by the server's clock. Past it the prize is final (its answers said so and the
-    tables pay it) and is never divided again."""
+    tables pay it) and is never divided again. At Caribbean Stud the declaration decides: the prize stays
+    open while it is pending (``closes_at`` is its upper bound) and closes when it ends
+    (``declarations.share_close``); rounds played after it are refused before they get here."""
     # A prize paid at the table stays open: the table pays each seat its part once the window closes.
     unpaid = Q(hit__state__in=[Hit.State.HIT, Hit.State.VERIFIED])
     paid_at_table = Q(hit__state=Hit.State.PAID, hit__paid_by_table__isnull=False)
@@ -232,13 +235,17 @@ def round_record(
         with transaction.atomic():
             recorded = levels_write([pay_table.level_id], posted.step).result
             if recorded.round_ is None:
-                return answer_as_of(recorded.answer, received_at), False
-            answer = _round_finish(recorded)
+                answer, created = recorded.answer, False
+            else:
+                answer, created = _round_finish(recorded), True
     except IntegrityError:
         # A concurrent post of the same round won the race (only possible if it locked another level).
-        existing = TableRound.objects.get(table=table, round_id=parsed.round_id)
-        return answer_as_of(existing.response, received_at), False
-    return answer_as_of(answer, received_at), True
+        answer, created = TableRound.objects.get(table=table, round_id=parsed.round_id).response, False
+    # Whether the progressive's tables are suspended by a declaration now (not stored: it changes).
+    return {
+        **answer_as_of(answer, received_at),
+        **declaration_fields(pay_table.level_id, received_at),
+    }, created
 
 
 @dataclass
@@ -279,6 +286,7 @@ class _Posted:
                 f"The progressive of table {self.table.code} is {level.state}: no jackpot bets are taken.",
                 status=409,
             )
+        round_pending_refuse(level, self.table, self.parsed.at, self.received_at)
         return _round_write(self, level)
 
 
@@ -306,6 +314,8 @@ def _round_write(posted: _Posted, level: Level) -> Written[_Recorded]:
             part_create(seat, posted.key)
     for share in prizes.shares:  # each part's payer decided at its venue's threshold
         shares_resplit(share, {round_.id: rate.rate}, answering=round_.id)
+    window = timedelta(seconds=posted.pay_table.share_window_seconds)
+    declaration_open_locked(round_, seats, window=window, received_at=posted.received_at)
     recorded = _Recorded(round_=round_, seats=seats, shares=prizes.shares)
     return Written({level.id: prizes.state}, entries + prizes.entries, prizes.hits, result=recorded)
 

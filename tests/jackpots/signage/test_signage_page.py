@@ -40,6 +40,8 @@ def test_page_with_the_token_carries_the_socket_and_settings(client, sign_setup:
             "must_hit_by": "Deve uscire entro %(amount)s",
             "mystery": "Mistero",
             "suspended": "Sospeso",
+            "declaration": "%(hand)s dichiarata al tavolo %(table)s, posto %(seat)s: gioco sospeso",
+            "hands": {"royal_flush": "Scala reale massima", "straight_flush": "Scala colore"},
         },
     }
     assert '<html lang="it">' in html
@@ -67,6 +69,8 @@ def test_an_english_screen_gets_its_words_in_english(client, sign_setup: SignSet
         "must_hit_by": "Must hit by %(amount)s",
         "mystery": "Mystery",
         "suspended": "Suspended",
+        "declaration": "%(hand)s declared at table %(table)s, seat %(seat)s: play suspended",
+        "hands": {"royal_flush": "Royal Flush", "straight_flush": "Straight Flush"},
     }
     assert '<html lang="en">' in html
     assert "Machine <span" in html

@@ -160,7 +160,7 @@ def test_void_of_a_royal_round_restores_the_level_and_refunds_the_chips() -> Non
 def test_void_of_a_round_whose_prize_was_shared_divides_it_again() -> None:
     t = tables_ready()
     t.post("NOG-CSP-1", body("S-1", [seat(1, "AS KS QS JS TS")]))
-    t.post("VEN-CSP-1", body("S-2", [seat(1, "AH KH QH JH TH")], seconds=10))
+    t.post("VEN-CSP-1", body("S-2", [seat(1, "AH KH QH JH TH")], seconds=-10))
     assert TableRound.objects.get(round_id="S-1").seat_rows.get().award_cents == 500_018
     t.void("VEN-CSP-1", "S-2")
     # The first royal gets the whole prize back; the level keeps its reset, minus the voided chip.
@@ -208,7 +208,7 @@ def test_rounds_counted_in_a_later_prize_or_opening_a_shared_one_are_voided_in_o
     t = tables_ready()
     t.post("NOG-CSP-1", body("O-0", [seat(1, NOTHING)]))
     t.post("NOG-CSP-1", body("O-1", [seat(1, "AS KS QS JS TS")], seconds=100))
-    t.post("VEN-CSP-1", body("O-2", [seat(1, "AH KH QH JH TH")], seconds=110))
+    t.post("VEN-CSP-1", body("O-2", [seat(1, "AH KH QH JH TH")], seconds=90))
     level = t.level("NOG-CSP-1")
     before = level_row(level)
     # O-0's chip is inside the royal's prize; O-1's royal is shared with O-2.

@@ -84,8 +84,9 @@ def test_royals_at_two_linked_tables_within_the_window_share_the_first_amount() 
     t = tables_ready()
     first = t.post("NOG-CSP-1", body("N-1", [seat(1, "AS KS QS JS TS")], seconds=0))
     assert awards(first) == {1: 1_000_035}
-    # 20 s later at the other venue: the same prize, divided; the level is not paid twice.
-    second = t.post("VEN-CSP-1", body("V-1", [seat(3, "AD KD QD JD TD"), seat(4, NOTHING)], seconds=20))
+    # Played 20 s before at the other venue, posted while the royal is declared: the same prize, divided;
+    # the level is not paid twice.
+    second = t.post("VEN-CSP-1", body("V-1", [seat(3, "AD KD QD JD TD"), seat(4, NOTHING)], seconds=-20))
     assert awards(second) == {3: 500_017, 4: 0}
     assert TableRound.objects.get(round_id="N-1").seat_rows.get().award_cents == 500_018
     level = t.level("NOG-CSP-1")

@@ -69,7 +69,7 @@ def test_a_prize_at_or_above_the_threshold_waits_for_two_people_and_then_the_flo
 def test_a_prize_shared_across_tables_is_still_divided_after_the_first_table_paid_its_part() -> None:
     t = tables_ready()
     t.post("NOG-CSP-1", body("R-1", [seat(1, STRAIGHT_FLUSH)]))
-    second = t.post("VEN-CSP-1", body("V-1", [seat(2, "9D 8D 7D 6D 5D")], seconds=10)).json()
+    second = t.post("VEN-CSP-1", body("V-1", [seat(2, "9D 8D 7D 6D 5D")], seconds=-10)).json()
     # One prize of 100,003 cents, paid at the tables, divided between the two seats (odd cent first).
     assert Hit.objects.get().state == Hit.State.PAID
     assert second["seats"][0]["award"]["amount"] == 50_001

@@ -24,8 +24,8 @@ RESET_MC = 1_000_000_000
 CHIP_MC, CHIP_RESERVE_MC = 35_000, 5_000
 SHARED = [
     ("NOG-CSP-1", body("R-1", [seat(1, "9H 8H 7H 6H 5H")], seconds=0)),
-    ("VEN-CSP-1", body("V-1", [seat(2, "9D 8D 7D 6D 5D")], seconds=10)),
-    ("NOG-CSP-2", body("N2-1", [seat(3, "9C 8C 7C 6C 5C")], seconds=20)),
+    ("VEN-CSP-1", body("V-1", [seat(2, "9D 8D 7D 6D 5D")], seconds=-10)),
+    ("NOG-CSP-2", body("N2-1", [seat(3, "9C 8C 7C 6C 5C")], seconds=-20)),
 ]
 
 

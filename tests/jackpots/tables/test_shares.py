@@ -44,7 +44,7 @@ def test_a_retry_of_the_first_royal_answers_the_divided_amount_and_a_void_restor
     first = t.post("NOG-CSP-1", ROYAL_N)
     assert first.status_code == 201
     assert award_of(first.json(), 1) == euro_award(1_000_035, provisional=True, final_at=at(60))
-    second = t.post("VEN-CSP-1", body("V-1", [seat(3, "AD KD QD JD TD"), seat(4, NOTHING)], seconds=20))
+    second = t.post("VEN-CSP-1", body("V-1", [seat(3, "AD KD QD JD TD"), seat(4, NOTHING)], seconds=-20))
     assert award_of(second.json(), 3)["amount"] == 500_017
     assert award_of(second.json(), 4) == euro_award(0, provisional=False, final_at=None)
     retry = t.post("NOG-CSP-1", ROYAL_N)
@@ -59,7 +59,7 @@ def test_a_retry_of_the_first_royal_answers_the_divided_amount_and_a_void_restor
 def test_after_the_window_the_share_is_final_and_a_late_royal_no_longer_divides_it() -> None:
     t = tables_ready()
     t.post("NOG-CSP-1", ROYAL_N)
-    t.post("VEN-CSP-1", body("V-1", [seat(3, "AD KD QD JD TD"), seat(4, NOTHING)], seconds=20))
+    t.post("VEN-CSP-1", body("V-1", [seat(3, "AD KD QD JD TD"), seat(4, NOTHING)], seconds=-20))
     closed = T0 + timedelta(seconds=61)
     answer, created = round_record(t.table("NOG-CSP-1"), ROYAL_N, received_at=closed)
     assert created is False
