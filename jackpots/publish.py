@@ -20,9 +20,10 @@ import threading
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import transaction
 
 from jackpots.gateway.selectors import handpay_reset_target
-from jackpots.signage.selectors import hit_message, level_updates, theme_message
+from jackpots.signage.selectors import hit_message, level_updates, rules_message, theme_message
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +114,19 @@ def theme_changed(progressive_id: int) -> None:
     message = theme_message(progressive_id)
     if message is not None:
         _publish([(progressive_group(progressive_id), message)])
+
+
+def rules_changed(progressive_id: int) -> None:
+    """A progressive's rules changed (an applied parameter or pay table change): its connected signs show
+    the new ones without a reload."""
+    message = rules_message(progressive_id)
+    if message is not None:
+        _publish([(progressive_group(progressive_id), message)])
+
+
+def rules_changed_on_commit(progressive_id: int) -> None:
+    """Once the caller's transaction commits (at once outside one), the signs get the rules as committed."""
+    transaction.on_commit(lambda: rules_changed(progressive_id))
 
 
 def hit_paid(hit_id: int) -> None:

@@ -17,6 +17,7 @@ from jackpots.selectors import (
     progressives_list,
 )
 from jackpots.signage.currency import ScreenContent, amounts_in, display_rate
+from jackpots.signage.rules import progressive_rules_signs
 from jackpots.signage.themes import theme_public
 
 
@@ -51,6 +52,7 @@ def signage_snapshot(content: ScreenContent) -> list[dict]:
     for progressive in progressives:
         shown = progressive_public(progressive, link=links[progressive.id])
         shown["theme"] = theme_public(themes.get(progressive.id), progressive.name)
+        shown["rules"] = progressive_rules_signs(progressive)
         for level, level_shown in zip(progressive.levels.all(), shown["levels"], strict=True):
             level_shown.update(level_teaser(level))
         if progressive.currency != content.currency:
@@ -92,6 +94,19 @@ def theme_message(progressive_id: int) -> dict | None:
     theme = SignTheme.objects.filter(progressive=progressive).first()
     shown = theme_public(theme, progressive.name)
     return {"type": "theme.changed", "progressive": progressive_id, "theme": shown}
+
+
+def rules_message(progressive_id: int) -> dict | None:
+    """The message telling a progressive's signs its rules as they stand now (after an applied
+    parameter or pay table change); None once it is gone."""
+    progressive = progressives_list().filter(id=progressive_id).first()
+    if progressive is None:
+        return None
+    return {
+        "type": "rules.changed",
+        "progressive": progressive_id,
+        "rules": progressive_rules_signs(progressive),
+    }
 
 
 def level_updates(level_ids: list[int]) -> dict[int, dict]:
