@@ -18,6 +18,9 @@ from jackpots.signage.rules import RuleLine, progressive_rules
 from jackpots.signage.selectors import screen_authenticate
 from jackpots.signage.themes import theme_public
 
+# How long a sign shows each line of the rules before the next.
+RULES_LINE_SECONDS = 6
+
 
 def sign_strings() -> dict[str, str]:
     """The sign's words in the active language; ``%(amount)s`` and ``%(names)s`` are filled in by the
@@ -45,6 +48,7 @@ def sign_config(screen: SignageScreen) -> dict:
         "heartbeat_seconds": float(settings.SIGNAGE_HEARTBEAT_SECONDS),
         "max_updates_per_second": float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND),
         "attract_seconds": settings.SIGNAGE_ATTRACT_SECONDS,
+        "rules_seconds": RULES_LINE_SECONDS,
         "locale": screen.language,
         # The clock shows the venue's wall time, not the time zone the display PC was set up in.
         "time_zone": screen.venue.time_zone,
@@ -76,14 +80,20 @@ def signage_screen(request: HttpRequest, screen: str) -> HttpResponse:
 
 
 def rules_language(request: HttpRequest) -> str:
-    """``?lang=it|en`` first; else the language the browser asks for (LocaleMiddleware's pick); a
-    request that asks for none reads Italian, the casino's."""
+    """``?lang=it|en`` first; else the language the request asks for (the browser's, a chosen one, a
+    staff member's profile: what the middleware activated); a request that asks for none reads Italian,
+    the casino's."""
     asked = request.GET.get("lang", "")
     languages = [code for code, _name in settings.LANGUAGES]
     if asked in languages:
         return asked
-    if request.headers.get("Accept-Language") or request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME):
-        return translation.get_language_from_request(request)
+    user = getattr(request, "user", None)
+    chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) or (
+        user is not None and user.is_authenticated
+    )
+    if request.headers.get("Accept-Language") or chosen:
+        active = getattr(request, "LANGUAGE_CODE", "")
+        return active if active in languages else "it"
     return "it"
 
 
