@@ -116,6 +116,21 @@ async def test_update_on_every_level_change_older_seqs_dropped(floor: Floor):
     await ws.disconnect()
 
 
+async def test_a_theme_or_rules_message_for_the_signs_leaves_the_gateway_connected(floor: Floor):
+    """The signs' messages reach the progressive's group, which the gateway joins too: it ignores them
+    (without a handler Channels ended the connection) and the next update still comes."""
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from(timeout=5)
+    await database_sync_to_async(publish.theme_changed)(floor.progressive.id)
+    await database_sync_to_async(publish.rules_changed)(floor.progressive.id)
+    await database_sync_to_async(level_set)(floor.grand, 152_400_999, 8)
+    assert await ws.receive_json_from(timeout=5) == {
+        "type": "update",
+        "levels": [{"id": floor.grand.id, "amount_eur": "1524.00", "seq": 8}],
+    }
+    await ws.disconnect()
+
+
 async def test_heartbeat_at_the_configured_interval(floor: Floor, settings):
     settings.GATEWAY_HEARTBEAT_SECONDS = Decimal("0.2")
     ws = await gateway_open(floor.path)
