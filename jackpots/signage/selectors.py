@@ -99,7 +99,7 @@ def theme_message(progressive_id: int) -> dict | None:
 def rules_message(progressive_id: int) -> dict | None:
     """The message telling a progressive's signs its rules as they stand now (after an applied
     parameter or pay table change); None once it is gone."""
-    progressive = progressives_list().filter(id=progressive_id).first()
+    progressive = Progressive.objects.filter(id=progressive_id).first()
     if progressive is None:
         return None
     return {

@@ -12,8 +12,7 @@ from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET
 
 from floor.models import SignageScreen
-from jackpots.models import SignTheme
-from jackpots.selectors import progressives_list
+from jackpots.models import Progressive, SignTheme
 from jackpots.signage.rules import RuleLine, progressive_rules
 from jackpots.signage.selectors import screen_authenticate
 from jackpots.signage.themes import theme_public
@@ -114,7 +113,7 @@ def rules_sections(lines: list[RuleLine]) -> dict:
 def progressive_rules_view(request: HttpRequest, progressive: int) -> HttpResponse:
     """The public rules page of one progressive (no login): what its signs say, in full, in the
     request's language. Nothing secret is read (``jackpots.signage.rules``)."""
-    found = progressives_list().filter(id=progressive).first()
+    found = Progressive.objects.filter(id=progressive).first()
     if found is None:
         raise Http404("No such progressive.")
     language = rules_language(request)
