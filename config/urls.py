@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from jackpots.signage.views import progressive_rules_view
 from workspace.views import healthz
 
 # JSON errors on /api/... paths, Django's pages elsewhere (common.api_errors).
@@ -22,5 +23,7 @@ urlpatterns = [
     path("api/v1/", include("jackpots.urls")),
     path("api/v1/", include("jackpots.tables.urls")),
     path("signage/", include("jackpots.signage.urls")),
+    # Public: the rules a player is told, per progressive (no login).
+    path("rules/<int:progressive>/", progressive_rules_view, name="progressive-rules"),
     path("", include("workspace.urls")),
 ]

@@ -20,9 +20,16 @@ import threading
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
+from django.db import transaction
 
 from jackpots.gateway.selectors import handpay_reset_target
-from jackpots.signage.selectors import declaration_message, hit_message, level_updates, theme_message
+from jackpots.signage.selectors import (
+    declaration_message,
+    hit_message,
+    level_updates,
+    rules_message,
+    theme_message,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +128,19 @@ def declaration_changed(declaration_id: int) -> None:
     if found is not None:
         progressive_id, message = found
         _publish([(progressive_group(progressive_id), message)])
+
+
+def rules_changed(progressive_id: int) -> None:
+    """A progressive's rules changed (an applied parameter or pay table change): its connected signs show
+    the new ones without a reload."""
+    message = rules_message(progressive_id)
+    if message is not None:
+        _publish([(progressive_group(progressive_id), message)])
+
+
+def rules_changed_on_commit(progressive_id: int) -> None:
+    """Once the caller's transaction commits (at once outside one), the signs get the rules as committed."""
+    transaction.on_commit(lambda: rules_changed(progressive_id))
 
 
 def hit_paid(hit_id: int) -> None:

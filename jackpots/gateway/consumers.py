@@ -157,6 +157,13 @@ class GatewayConsumer(AsyncWebsocketConsumer):
     async def gateway_command(self, message: dict) -> None:
         await self.send_json(message["frame"])
 
+    async def theme_changed(self, message: dict) -> None:
+        """For the signs of the progressive's group: a gateway has no card to draw (without a handler,
+        Channels would end the connection on the message)."""
+
+    async def rules_changed(self, message: dict) -> None:
+        """For the signs too: the machines are not told the players' rules."""
+
     # --- heartbeat and key ------------------------------------------------------------------------------
 
     async def heartbeat(self) -> None:

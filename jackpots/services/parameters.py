@@ -11,6 +11,7 @@ from decimal import Decimal, InvalidOperation
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from jackpots import publish
 from jackpots.models import LedgerEntry, Level, LevelChange
 from jackpots.services import core
 from jackpots.services.errors import EngineError
@@ -82,6 +83,8 @@ def staged_changes_apply(level: Level, at: datetime, cycle: int) -> core.Params:
         LevelChange.objects.filter(pk__in=[c.pk for c in staged]).update(
             state=LevelChange.State.APPLIED, applied_at=at, applied_cycle=cycle
         )
+        # The rules the player is told come from the parameters: the signs get the new ones.
+        publish.rules_changed_on_commit(level.progressive_id)
     return params
 
 
@@ -134,6 +137,7 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str, *, p
         state, entry = _suspended_apply(
             level, params, now, reference=f"change {change.pk}", proposal=proposal
         )
+        publish.rules_changed_on_commit(level.progressive_id)
         return Written({level_id: state}, [entry], result=change)
 
     return levels_write([level_id], step).result

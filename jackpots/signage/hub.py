@@ -98,8 +98,10 @@ class ScreenHub:
                 elif message["type"] == "declaration.changed":
                     for sign in list(self.signs):
                         sign.frame_received(message["frame"])
-                elif message["type"] == "theme.changed":
-                    frame = {"type": "theme", "jackpot": message["progressive"], "theme": message["theme"]}
+                elif message["type"] in ("theme.changed", "rules.changed"):
+                    # A progressive's theme or rules: {"type": "theme", "jackpot": id, "theme": {...}}.
+                    kind = message["type"].split(".")[0]
+                    frame = {"type": kind, "jackpot": message["progressive"], kind: message[kind]}
                     for sign in list(self.signs):
                         sign.frame_received(frame)
             except Exception:

@@ -17,6 +17,7 @@ from jackpots.selectors import (
     progressives_public,
 )
 from jackpots.signage.currency import ScreenContent, amounts_in, display_rate
+from jackpots.signage.rules import progressive_rules_signs
 from jackpots.signage.themes import theme_public
 from jackpots.tables.selectors import declaration_shown, declarations_pending
 
@@ -50,6 +51,7 @@ def signage_snapshot(content: ScreenContent) -> list[dict]:
     themes = {theme.progressive_id: theme for theme in SignTheme.objects.filter(progressive__in=progressives)}
     for progressive, shown in zip(progressives, progressives_public(progressives), strict=True):
         shown["theme"] = theme_public(themes.get(progressive.id), progressive.name)
+        shown["rules"] = progressive_rules_signs(progressive)
         for level, level_shown in zip(levels_shown(progressive), shown["levels"], strict=True):
             level_shown.update(level_teaser(level))
         if progressive.currency != content.currency:
@@ -109,6 +111,19 @@ def declaration_frames(progressive_ids: list[int]) -> list[dict]:
         {"type": "declaration", **declaration_shown(declaration, now)}
         for declaration in declarations_pending(progressive_ids, now)
     ]
+
+
+def rules_message(progressive_id: int) -> dict | None:
+    """The message telling a progressive's signs its rules as they stand now (after an applied
+    parameter or pay table change); None once it is gone."""
+    progressive = Progressive.objects.filter(id=progressive_id).first()
+    if progressive is None:
+        return None
+    return {
+        "type": "rules.changed",
+        "progressive": progressive_id,
+        "rules": progressive_rules_signs(progressive),
+    }
 
 
 def level_updates(level_ids: list[int]) -> dict[int, dict]:

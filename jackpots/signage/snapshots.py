@@ -36,6 +36,10 @@ class SignageProgressiveSerializer(ProgressivePublicSerializer):
     rate = serializers.CharField(required=False, help_text="Venue currency per pool unit, when converted.")
     levels = SignageLevelSerializer(many=True)
     theme = serializers.DictField(help_text="Title, colours and logo of the progressive's card.")
+    rules = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="The rules the player is told, per language code (it, en): one line each.",
+    )
 
 
 class Snapshot(NamedTuple):

@@ -4,7 +4,7 @@ and number formats are the screen's language."""
 from __future__ import annotations
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -12,8 +12,14 @@ from django.utils.translation import pgettext
 from django.views.decorators.http import require_GET
 
 from floor.models import SignageScreen
+from jackpots.models import Progressive, SignTheme
+from jackpots.signage.rules import RuleLine, progressive_rules
 from jackpots.signage.selectors import screen_authenticate
+from jackpots.signage.themes import theme_public
 from jackpots.tables.rules import DECLARED_HANDS, Hand
+
+# How long a sign shows each line of the rules before the next.
+RULES_LINE_SECONDS = 6
 
 
 def sign_strings() -> dict[str, str]:
@@ -47,6 +53,7 @@ def sign_config(screen: SignageScreen) -> dict:
         "heartbeat_seconds": float(settings.SIGNAGE_HEARTBEAT_SECONDS),
         "max_updates_per_second": float(settings.SIGNAGE_MAX_UPDATES_PER_SECOND),
         "attract_seconds": settings.SIGNAGE_ATTRACT_SECONDS,
+        "rules_seconds": RULES_LINE_SECONDS,
         "locale": screen.language,
         # The clock shows the venue's wall time, not the time zone the display PC was set up in.
         "time_zone": screen.venue.time_zone,
@@ -74,4 +81,61 @@ def signage_screen(request: HttpRequest, screen: str) -> HttpResponse:
     # The token is in the URL: keep it out of other sites' Referer headers and out of shared caches.
     response["Referrer-Policy"] = "no-referrer"
     response["Cache-Control"] = "no-store"
+    return response
+
+
+def rules_language(request: HttpRequest) -> str:
+    """``?lang=it|en`` first; else the language the request asks for (the browser's, a chosen one, a
+    staff member's profile: what the middleware activated); a request that asks for none reads Italian,
+    the casino's."""
+    asked = request.GET.get("lang", "")
+    languages = [code for code, _name in settings.LANGUAGES]
+    if asked in languages:
+        return asked
+    user = getattr(request, "user", None)
+    chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) or (
+        user is not None and user.is_authenticated
+    )
+    if request.headers.get("Accept-Language") or chosen:
+        active = getattr(request, "LANGUAGE_CODE", "")
+        return active if active in languages else "it"
+    return "it"
+
+
+def rules_sections(lines: list[RuleLine]) -> dict:
+    """The lines as the page lists them: about the whole progressive, per level, the pay table."""
+    levels: dict[str, list[RuleLine]] = {}
+    for line in lines:
+        if line.level:
+            levels.setdefault(line.level, []).append(line)
+    return {
+        "general": [line for line in lines if not line.level and line.key != "pay_line"],
+        "levels": list(levels.items()),
+        "pay_lines": [line for line in lines if line.key == "pay_line"],
+    }
+
+
+@require_GET
+def progressive_rules_view(request: HttpRequest, progressive: int) -> HttpResponse:
+    """The public rules page of one progressive (no login): what its signs say, in full, in the
+    request's language. Nothing secret is read (``jackpots.signage.rules``)."""
+    found = Progressive.objects.filter(id=progressive).first()
+    if found is None:
+        raise Http404("No such progressive.")
+    language = rules_language(request)
+    theme = theme_public(SignTheme.objects.filter(progressive=found).first(), found.name)
+    with translation.override(language):
+        context = {
+            "language": language,
+            "title": theme["title"],
+            "theme": theme,
+            # The card's colours as the sign's custom properties (validated #rrggbb values).
+            "theme_style": "".join(
+                f"--{name.replace('_', '-')}: {value};" for name, value in theme["colors"].items()
+            ),
+            "languages": (("it", "Italiano"), ("en", "English")),  # each in its own language
+            **rules_sections(progressive_rules(found, language)),
+        }
+        response = render(request, "signage/rules.html", context)
+    response["Content-Language"] = language
     return response

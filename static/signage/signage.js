@@ -4,7 +4,8 @@
    counted up in whole cents and formatted from whole cents. No floating-point money.
    A screen in a venue whose currency is not the pool's gets each amount as `amount` (integer minor
    units) with its `currency` as well: the sign shows that one.
-   Words and number formats are the screen's language (config.locale, config.strings). */
+   Words and number formats are the screen's language (config.locale, config.strings); so are the rules
+   lines (each progressive's `rules` carries them in every language; the `rules` frame brings new ones). */
 (function () {
   "use strict";
 
@@ -17,10 +18,14 @@
   var WATCHDOG_MS = Math.max(12000, config.heartbeat_seconds * 3000);
   var ATTRACT_MS = config.attract_seconds * 1000;
   var FIT_SLACK = 0.96;            // room left in a box for an amount that grows by a digit
+  var RULES_MS = (config.rules_seconds || 6) * 1000;  // each rules line stays this long
+  var THEME_COLORS = ["background", "background-deep", "accent", "accent-light", "accent-dark", "text"];
 
   var signEl = document.getElementById("sign");
   var listEl = document.getElementById("jackpots");
   var statusEl = document.getElementById("status");
+  var rulesEl = document.getElementById("rules");
+  var rulesAt = 0;                 // the rules line shown, an index into rulesList()
   var levels = new Map();          // level id -> {seq, from, shown, target, start, el, progressive, ...}
   var jackpots = new Map();        // progressive id -> {el, link, theme, data}
   var declarations = new Map();    // progressive id -> its pending declaration frame
@@ -280,7 +285,63 @@
       jackpots.get(hero.id).el.classList.add("hero");
     }
     jackpots.forEach(function (jackpot, id) { setLink(id, jackpot.link); });
+    rulesAt = 0;
+    rulesShow();  // before the cards are fitted: the line takes its height from them
     arrange();
+  }
+
+  // The colours of a progressive's card on another box (the WIN, the rules line).
+  function themeCopy(box, jackpot) {
+    THEME_COLORS.forEach(function (name) {
+      box.style.setProperty("--" + name, jackpot.el.style.getPropertyValue("--" + name));
+    });
+  }
+
+  // --- the rules the player is told: every line of every progressive in turn (the hero's first), in the
+  // screen's language, each in its progressive's colours ---
+
+  function rulesList() {
+    var all = [];
+    order.forEach(function (id) {
+      var rules = (jackpots.get(id).data.rules || {})[config.locale] || [];
+      rules.forEach(function (text) { all.push({ id: id, text: text }); });
+    });
+    return all;
+  }
+
+  // A line wider than the screen is set smaller until it fits: never wrapped, never cut.
+  function rulesFit() {
+    rulesEl.style.fontSize = "";
+    for (var i = 0; i < 4 && rulesEl.scrollWidth > rulesEl.clientWidth + 1; i += 1) {
+      var size = parseFloat(window.getComputedStyle(rulesEl).fontSize);
+      rulesEl.style.fontSize = Math.floor(size * (rulesEl.clientWidth / rulesEl.scrollWidth) * 0.98 * 10) / 10 + "px";
+    }
+  }
+
+  // Returns whether the line appeared or went (the cards then have another height to fit).
+  function rulesShow() {
+    var all = rulesList();
+    var wasHidden = rulesEl.hidden;
+    if (!all.length) {
+      rulesEl.hidden = true;
+      return !wasHidden;
+    }
+    if (rulesAt >= all.length) rulesAt = 0;
+    var line = all[rulesAt];
+    var jackpot = jackpots.get(line.id);
+    themeCopy(rulesEl, jackpot);
+    rulesEl.querySelector(".rules-name").textContent = jackpot.el.querySelector(".jackpot-name").textContent;
+    rulesEl.querySelector(".rules-text").textContent = line.text;
+    rulesEl.hidden = false;
+    rulesFit();
+    return wasHidden;
+  }
+
+  function rulesReceived(frame) {
+    var jackpot = jackpots.get(frame.jackpot);
+    if (!jackpot) return;
+    jackpot.data.rules = frame.rules;
+    if (rulesShow()) fitAll();
   }
 
   function themeReceived(frame) {
@@ -288,6 +349,7 @@
     if (!jackpot) return;
     jackpot.data.theme = frame.theme;
     themeApply(jackpot.el, frame.theme);
+    rulesShow();
     if (frame.jackpot === order[0]) fitAll(); else fitCard(frame.jackpot);
     changed();
   }
@@ -425,11 +487,7 @@
     document.getElementById("win-place").textContent = hit.place || "";
     document.getElementById("win-machine").textContent = hit.machine || "";
     var card = document.getElementById("win-card");
-    if (jackpot) {
-      ["background", "background-deep", "accent", "accent-light", "accent-dark", "text"].forEach(function (name) {
-        box.style.setProperty("--" + name, jackpot.el.style.getPropertyValue("--" + name));
-      });
-    }
+    if (jackpot) themeCopy(box, jackpot);
     box.hidden = false;
     fit(card);
     changed();
@@ -462,6 +520,8 @@
       themeReceived(frame);
     } else if (frame.type === "declaration") {
       declarationReceived(frame);
+    } else if (frame.type === "rules") {
+      rulesReceived(frame);
     }
   }
 
@@ -510,7 +570,15 @@
     });
   }, ALTERNATE_MS);
 
-  window.addEventListener("resize", arrange);
+  window.setInterval(function () {
+    rulesAt += 1;
+    rulesShow();
+  }, RULES_MS);
+
+  window.addEventListener("resize", function () {
+    arrange();
+    rulesFit();
+  });
   window.requestAnimationFrame(tick);
   if (config.preview) {
     // The workspace's preview: the screen's snapshot comes in the page, a WIN from the page around it.

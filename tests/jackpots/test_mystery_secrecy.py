@@ -22,7 +22,7 @@ from jackpots.models import Hit, HitKind
 from jackpots.services import contributions_apply, core
 from jackpots.services.levels import level_create
 from jackpots.signage.currency import ScreenContent
-from jackpots.signage.selectors import hit_message, level_updates, signage_snapshot
+from jackpots.signage.selectors import hit_message, level_updates, rules_message, signage_snapshot
 from tests.factories import SignageScreenFactory
 from tests.jackpots.factories import GameEventFactory
 from tests.jackpots.helpers import progressive_with_machines
@@ -131,7 +131,11 @@ def test_no_public_output_shows_the_trigger(mystery_hit, caplog, capsys):
         "snapshot frame": orjson.dumps({"type": "snapshot", "jackpots": signage_snapshot(content)}).decode(),
         "update frames": orjson.dumps(level_updates([level.id]), option=orjson.OPT_NON_STR_KEYS).decode(),
         "hit frame": orjson.dumps(hit_message(hit.id)).decode(),
+        "rules page it": client.get(f"/rules/{progressive.id}/?lang=it").content.decode(),
+        "rules page en": client.get(f"/rules/{progressive.id}/?lang=en").content.decode(),
+        "rules frame": orjson.dumps(rules_message(progressive.id)).decode(),
     }
+    assert "Must hit by €\u00a01,000.00" in outputs["rules page en"]  # the limit is public
     call_command("jackpots_audit")
     out = capsys.readouterr()
     outputs["logs"] = caplog.text + out.out + out.err

@@ -22,7 +22,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from common.credentials import screen_token_issue
 from floor.models import Room, SignageScreen, Venue
 from floor.roles import FLOOR_MANAGER
-from jackpots.models import Hit, Level, ProgressiveMachine
+from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
 from jackpots.seed import progressives_seed
 from jackpots.services import change_propose, level_hit
 from jackpots.services.hits import hit_verify
@@ -133,6 +133,12 @@ def _seed() -> tuple[list[str], list[str]]:
     )
     paths += [f"/progressives/levels/{level.pk}/", "/approvals/", *reports, "/floor/reports/level-history/"]
     paths += ["/tables/declarations/", "/admin/"]
+    # The public rules pages (no login needed; visited logged in, in the user's language): a progressive
+    # with lines per level and the mystery one (a table one's: tests/jackpots/signage).
+    names = ("Grease", "Venezia Mystery")
+    paths += [
+        f"/rules/{pk}/" for pk in Progressive.objects.filter(name__in=names).values_list("id", flat=True)
+    ]
     signs = [
         f"/signage/{screen.slug}/?token={screen_token_issue(screen)}"
         for screen in SignageScreen.objects.order_by("slug")

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from jackpots import publish
 from jackpots.models import Level
 from jackpots.services.errors import EngineError
 from jackpots.services.levels import levels_lock
@@ -87,6 +88,7 @@ def pay_table_change(pay_table: PayTable, user, lines: list[dict], reason: str) 
                 level.cycle,
             )
             change.save(update_fields=["state", "applied_at", "applied_cycle"])
+            publish.rules_changed_on_commit(pay_table.progressive_id)
     return change
 
 
@@ -100,3 +102,5 @@ def pay_table_staged_apply(pay_table: PayTable, level: Level) -> None:
         _lines_write(pay_table, change.new)
         change.state, change.applied_at, change.applied_cycle = PayTableChange.State.APPLIED, now, level.cycle
         change.save(update_fields=["state", "applied_at", "applied_cycle"])
+    if due:
+        publish.rules_changed_on_commit(pay_table.progressive_id)

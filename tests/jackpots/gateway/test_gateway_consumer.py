@@ -144,6 +144,20 @@ async def test_a_retired_level_is_not_in_the_snapshot(floor: Floor):
     ws = await gateway_open(floor.path)
     frame = await ws.receive_json_from(timeout=5)
     assert [level["id"] for level in snapshot_levels(frame)] == [floor.minor.id]
+
+
+async def test_a_theme_or_rules_message_for_the_signs_leaves_the_gateway_connected(floor: Floor):
+    """The signs' messages reach the progressive's group, which the gateway joins too: it ignores them
+    (without a handler Channels ended the connection) and the next update still comes."""
+    ws = await gateway_open(floor.path)
+    await ws.receive_json_from(timeout=5)
+    await database_sync_to_async(publish.theme_changed)(floor.progressive.id)
+    await database_sync_to_async(publish.rules_changed)(floor.progressive.id)
+    await database_sync_to_async(level_set)(floor.grand, 152_400_999, 8)
+    assert await ws.receive_json_from(timeout=5) == {
+        "type": "update",
+        "levels": [{"id": floor.grand.id, "amount_eur": "1524.00", "seq": 8}],
+    }
     await ws.disconnect()
 
 

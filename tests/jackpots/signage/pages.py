@@ -36,8 +36,9 @@ window.__send = function (frame) {
 """
 
 
-def page_open(page: Page, html: str, path: str) -> None:
-    """Serves ``html`` at ``path`` and the static files from disk; every other request is refused."""
+def page_open(page: Page, html: str, path: str, *, sign: bool = True) -> None:
+    """Serves ``html`` at ``path`` and the static files from disk; every other request is refused.
+    ``sign``: the page is a sign's, whose socket the test replaces (waited for)."""
 
     def serve(route: Route) -> None:
         url = route.request.url
@@ -52,7 +53,8 @@ def page_open(page: Page, html: str, path: str) -> None:
     page.route(f"{ORIGIN}/**", serve)
     page.add_init_script(FAKE_SOCKET)
     page.goto(f"{ORIGIN}{path}")
-    page.wait_for_function("() => window.__socket && window.__socket.onmessage")
+    if sign:
+        page.wait_for_function("() => window.__socket && window.__socket.onmessage")
 
 
 class BrowserThread:

@@ -98,6 +98,24 @@ async def test_snapshot_on_connect_has_the_jackpots_shape(sign_setup: SignSetup)
                     },
                     "logo": None,
                 },
+                "rules": {
+                    "it": [
+                        "Ogni puntata partecipa",
+                        "Grand · Valore di ripartenza €\u00a01.000,00",
+                        "Minor · Valore di ripartenza €\u00a0100,00",
+                        "Vincite simultanee: pagate nell'ordine di gioco, "
+                        "ciascuna con l'importo del suo turno",
+                        "Importi in EUR",
+                    ],
+                    "en": [
+                        "Every bet qualifies",
+                        "Grand · Reset value €\u00a01,000.00",
+                        "Minor · Reset value €\u00a0100.00",
+                        "Simultaneous wins are paid in the order played, "
+                        "each the amount standing at its turn",
+                        "Amounts in EUR",
+                    ],
+                },
             }
         ],
     }

@@ -28,6 +28,7 @@ def test_page_with_the_token_carries_the_socket_and_settings(client, sign_setup:
         "heartbeat_seconds": 4.0,
         "max_updates_per_second": 4.0,
         "attract_seconds": 60,
+        "rules_seconds": 6,
         "locale": "it",
         "time_zone": "Europe/Rome",  # the venue's clock, whatever the display PC's zone
         "strings": {
