@@ -2,20 +2,63 @@
 
 Keys carry 256 bits of randomness, so a fast digest is enough (no password stretching needed) and lets
 an API authenticate a request with one indexed lookup. Every kind of key (machine, gateway, table) is a
-concrete subclass of ``slots.models.Credential``; these functions work on any of them.
+concrete subclass of ``Credential`` (here, in the lowest app, so that these functions can name its fields;
+an abstract model has no table, so where it lives changes no migration); these functions work on any.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import timedelta
-from typing import TypeVar
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any, Protocol, TypeVar
 
+from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
-C = TypeVar("C", bound=models.Model)
+
+class Credential(models.Model):
+    """A key, stored as its SHA-256 digest: the key itself is shown once, when issued."""
+
+    digest = models.CharField(_("digest"), max_length=64, unique=True, editable=False)
+    prefix = models.CharField(_("prefix"), max_length=24, editable=False)
+    created_at = models.DateTimeField(_("issued at"), auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("issued by"),
+    )
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+C = TypeVar("C", bound=Credential)
+
+
+class TokenHolder(Protocol):
+    """What the screen-token functions use of a signage screen (``floor.models.SignageScreen``, which
+    this lowest app cannot import)."""
+
+    token_digest: str
+    token_prefix: str
+    token_issued_at: datetime | None
+
+    def save(self, *, update_fields: Iterable[str] | None = ...) -> None: ...
+
 
 # last_used_at is written at most this often per key, so a busy gateway does not write on every request.
 LAST_USED_RESOLUTION = timedelta(seconds=30)
@@ -35,16 +78,20 @@ def key_display_prefix(key: str) -> str:
     return key[:16]
 
 
-def credential_issue(model: type[C], *, kind: str, created_by=None, **owner) -> tuple[C, str]:
+def credential_issue(
+    model: type[C], *, kind: str, created_by: User | None = None, **owner: Any
+) -> tuple[C, str]:
     """Creates a credential of ``model`` for ``owner`` and returns it with the key, which is never stored."""
     key = key_generate(kind)
-    credential = model.objects.create(
+    # _default_manager: Django's name for any model's manager in generic code; the key models declare
+    # no manager of their own, so it is their `objects`.
+    credential = model._default_manager.create(
         digest=key_digest(key), prefix=key_display_prefix(key), created_by=created_by, **owner
     )
     return credential, key
 
 
-def credential_revoke(credential: models.Model) -> None:
+def credential_revoke(credential: Credential) -> None:
     if credential.revoked_at is None:
         credential.revoked_at = timezone.now()
         credential.save(update_fields=["revoked_at"])
@@ -54,16 +101,16 @@ def credential_find(model: type[C], key: str) -> C | None:
     """The active credential for ``key``, or None; notes when it was last used."""
     if not key:
         return None
-    credential = model.objects.filter(digest=key_digest(key), revoked_at__isnull=True).first()
+    credential = model._default_manager.filter(digest=key_digest(key), revoked_at__isnull=True).first()
     if credential is not None:
         now = timezone.now()
         if credential.last_used_at is None or now - credential.last_used_at > LAST_USED_RESOLUTION:
-            model.objects.filter(pk=credential.pk).update(last_used_at=now)
+            model._default_manager.filter(pk=credential.pk).update(last_used_at=now)
             credential.last_used_at = now
     return credential
 
 
-def screen_token_issue(screen: models.Model) -> str:
+def screen_token_issue(screen: TokenHolder) -> str:
     """A new token for a signage screen; the previous one stops working."""
     token = key_generate("scr")
     screen.token_digest = key_digest(token)
@@ -73,12 +120,12 @@ def screen_token_issue(screen: models.Model) -> str:
     return token
 
 
-def screen_token_revoke(screen: models.Model) -> None:
+def screen_token_revoke(screen: TokenHolder) -> None:
     screen.token_digest = ""
     screen.save(update_fields=["token_digest"])
 
 
-def screen_token_matches(screen: models.Model, token: str) -> bool:
+def screen_token_matches(screen: TokenHolder, token: str) -> bool:
     return (
         bool(screen.token_digest)
         and bool(token)
@@ -86,7 +133,7 @@ def screen_token_matches(screen: models.Model, token: str) -> bool:
     )
 
 
-def credentials_revoke(credentials) -> int:
+def credentials_revoke(credentials: Iterable[Credential]) -> int:
     """Revokes every credential given; returns how many were active before."""
     revoked = 0
     with transaction.atomic():
