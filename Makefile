@@ -27,6 +27,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
+	DEBUG=1 $(BIN)/mypy
 	DEBUG=1 $(BIN)/python manage.py makemigrations --check --dry-run
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 

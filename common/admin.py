@@ -10,8 +10,12 @@ from django.http import HttpRequest
 
 def audit(request: HttpRequest, obj: models.Model, message: str) -> LogEntry:
     """The admin's own log (who, when, what): every workspace action leaves one row."""
+    user_id = request.user.pk
+    # Every workspace action is behind login; an anonymous request would not get here (and its None
+    # would fail the log's NOT NULL user_id anyway).
+    assert user_id is not None
     return LogEntry.objects.log_actions(
-        user_id=request.user.pk,
+        user_id=user_id,
         queryset=[obj],
         action_flag=CHANGE,
         change_message=message,
@@ -23,11 +27,11 @@ class ReadOnlyAdmin:
     """Nothing is added, edited or deleted through these pages: money and meters move only through their
     services."""
 
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: models.Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: models.Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: models.Model | None = None) -> bool:
         return False

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django.contrib.admin.filters import ListFilter
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ChangeList
 from django.http import HttpRequest
+
+# What ChangeList.get_filters answers: the filters, whether any is used, the lookups, two flags.
+Filters = tuple[list[ListFilter], bool, dict[str, bool | str], bool, bool]
 
 
 class BoundedChangeList(ChangeList):
@@ -12,7 +18,7 @@ class BoundedChangeList(ChangeList):
     like any other bad filter (the list reloads with ``?e=1``): Django catches the ValueError of an
     impossible day but not the OverflowError of these, which answered 500."""
 
-    def get_filters(self, request: HttpRequest):
+    def get_filters(self, request: HttpRequest) -> Filters:
         try:
             return super().get_filters(request)
         except OverflowError as error:
@@ -22,5 +28,5 @@ class BoundedChangeList(ChangeList):
 class BoundedDateHierarchyMixin:
     """For a ModelAdmin with a ``date_hierarchy``."""
 
-    def get_changelist(self, request: HttpRequest, **kwargs) -> type[ChangeList]:
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return BoundedChangeList

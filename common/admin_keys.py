@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from django.contrib import admin
-from django.db import transaction
+from django.db import models, transaction
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
+M = TypeVar("M", bound=models.Model)
+
 
 def keys_issued_response(
-    request: HttpRequest, model_admin: admin.ModelAdmin, title: str, issued: list[tuple[str, str]]
+    request: HttpRequest, model_admin: admin.ModelAdmin[M], title: str, issued: list[tuple[str, str]]
 ) -> TemplateResponse:
     """Renders (label, key) pairs. Nothing is stored anywhere: leaving the page loses the keys, and the
     page must not be cached by the browser or a proxy."""
@@ -35,10 +38,10 @@ def issued_title(count: int) -> str:
 
 def keys_issue_response(
     request: HttpRequest,
-    model_admin: admin.ModelAdmin,
-    objects: Iterable,
-    issue: Callable[[object], str],
-    label: Callable[[object], str] = str,
+    model_admin: admin.ModelAdmin[M],
+    objects: Iterable[M],
+    issue: Callable[[M], str],
+    label: Callable[[M], str] = str,
 ) -> TemplateResponse:
     """Issues a key for each object (all or none: a key nobody saw must not stay valid) and shows them."""
     with transaction.atomic():

@@ -16,6 +16,7 @@ It lives in ``floor``, the lowest app, so that every app can import it.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import orjson
 import psycopg
@@ -90,7 +91,7 @@ def methods_sentence(allowed: list[str]) -> str:
     return f"Only {' and '.join(useful)} {verb} allowed on this path."
 
 
-def api_exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> HttpResponse | None:
     """DRF's EXCEPTION_HANDLER: every refusal of a DRF view in the API's shape; None (a 500, answered by
     ``server_error``) for anything else."""
     view = context.get("view")
@@ -117,8 +118,9 @@ def api_exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
         code = exc.default_code
         code = _DRF_CODES.get(code, code)
         response = error_response(exc.status_code, code, API_ERRORS.get(code) or _sentence(exc.detail))
-        if getattr(exc, "wait", None):
-            response["Retry-After"] = str(int(exc.wait))
+        wait = getattr(exc, "wait", None)  # Throttled's seconds to wait
+        if wait:
+            response["Retry-After"] = str(int(wait))
     else:
         return None
     if response.status_code == 401:
@@ -140,7 +142,7 @@ def _is_api(request: HttpRequest) -> bool:
     return request.path.startswith(API_PREFIX)
 
 
-def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """handler400: Django refused the request before (or outside) a view, e.g. a body over
     DATA_UPLOAD_MAX_MEMORY_SIZE, which is a 413 on the API."""
     if not _is_api(request):
@@ -150,7 +152,7 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     return error_response(400, "bad_request")
 
 
-def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not _is_api(request):
         return defaults.permission_denied(request, exception)
     return error_response(403, "forbidden")

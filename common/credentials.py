@@ -2,21 +2,63 @@
 
 Keys carry 256 bits of randomness, so a fast digest is enough (no password stretching needed) and lets
 an API authenticate a request with one indexed lookup. Every kind of key (machine, gateway, table) is a
-concrete subclass of ``slots.models.Credential``; these functions work on any of them.
+concrete subclass of ``Credential`` (here, in the lowest app, so that these functions can name its fields;
+an abstract model has no table, so where it lives changes no migration); these functions work on any.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Callable
-from datetime import timedelta
-from typing import TypeVar
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
+from typing import Any, Protocol, TypeVar
 
+from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
-C = TypeVar("C", bound=models.Model)
+
+class Credential(models.Model):
+    """A key, stored as its SHA-256 digest: the key itself is shown once, when issued."""
+
+    digest = models.CharField(_("digest"), max_length=64, unique=True, editable=False)
+    prefix = models.CharField(_("prefix"), max_length=24, editable=False)
+    created_at = models.DateTimeField(_("issued at"), auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("issued by"),
+    )
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+
+C = TypeVar("C", bound=Credential)
+
+
+class TokenHolder(Protocol):
+    """What the screen-token functions use of a signage screen (``floor.models.SignageScreen``, which
+    this lowest app cannot import)."""
+
+    token_digest: str
+    token_prefix: str
+    token_issued_at: datetime | None
+
+    def save(self, *, update_fields: Iterable[str] | None = ...) -> None: ...
+
 
 # last_used_at is written at most this often per key, so a busy gateway does not write on every request.
 LAST_USED_RESOLUTION = timedelta(seconds=30)
@@ -24,10 +66,10 @@ LAST_USED_RESOLUTION = timedelta(seconds=30)
 ISSUED, REVOKED = "issued", "revoked"
 # Who hears of a key or screen token issued or revoked, in the same transaction (floor: the
 # significant-events register). The apps above register in their ready(); common imports none of them.
-credential_listeners: list[Callable[[str, models.Model, object], None]] = []
+credential_listeners: list[Callable[[str, Any, Any], None]] = []
 
 
-def _credential_announce(action: str, credential: models.Model, user) -> None:
+def _credential_announce(action: str, credential: Any, user: Any) -> None:
     for listener in credential_listeners:
         listener(action, credential, user)
 
@@ -46,18 +88,20 @@ def key_display_prefix(key: str) -> str:
     return key[:16]
 
 
-def credential_issue(model: type[C], *, kind: str, created_by=None, **owner) -> tuple[C, str]:
+def credential_issue(
+    model: type[C], *, kind: str, created_by: User | None = None, **owner: Any
+) -> tuple[C, str]:
     """Creates a credential of ``model`` for ``owner`` and returns it with the key, which is never stored."""
     key = key_generate(kind)
     with transaction.atomic():
-        credential = model.objects.create(
+        credential = model._default_manager.create(
             digest=key_digest(key), prefix=key_display_prefix(key), created_by=created_by, **owner
         )
         _credential_announce(ISSUED, credential, created_by)
     return credential, key
 
 
-def credential_revoke(credential: models.Model, *, by=None) -> None:
+def credential_revoke(credential: Credential, *, by: Any = None) -> None:
     """Revokes an active credential (``by``: the person who did, for the record)."""
     if credential.revoked_at is None:
         with transaction.atomic():
@@ -70,16 +114,16 @@ def credential_find(model: type[C], key: str) -> C | None:
     """The active credential for ``key``, or None; notes when it was last used."""
     if not key:
         return None
-    credential = model.objects.filter(digest=key_digest(key), revoked_at__isnull=True).first()
+    credential = model._default_manager.filter(digest=key_digest(key), revoked_at__isnull=True).first()
     if credential is not None:
         now = timezone.now()
         if credential.last_used_at is None or now - credential.last_used_at > LAST_USED_RESOLUTION:
-            model.objects.filter(pk=credential.pk).update(last_used_at=now)
+            model._default_manager.filter(pk=credential.pk).update(last_used_at=now)
             credential.last_used_at = now
     return credential
 
 
-def screen_token_issue(screen: models.Model, *, by=None) -> str:
+def screen_token_issue(screen: TokenHolder, *, by: Any = None) -> str:
     """A new token for a signage screen; the previous one stops working."""
     token = key_generate("scr")
     screen.token_digest = key_digest(token)
@@ -91,7 +135,7 @@ def screen_token_issue(screen: models.Model, *, by=None) -> str:
     return token
 
 
-def screen_token_revoke(screen: models.Model, *, by=None) -> None:
+def screen_token_revoke(screen: TokenHolder, *, by: Any = None) -> None:
     if not screen.token_digest:
         return  # no token to revoke
     screen.token_digest = ""
@@ -100,7 +144,7 @@ def screen_token_revoke(screen: models.Model, *, by=None) -> None:
         _credential_announce(REVOKED, screen, by)
 
 
-def screen_token_matches(screen: models.Model, token: str) -> bool:
+def screen_token_matches(screen: TokenHolder, token: str) -> bool:
     return (
         bool(screen.token_digest)
         and bool(token)
@@ -108,7 +152,7 @@ def screen_token_matches(screen: models.Model, token: str) -> bool:
     )
 
 
-def credentials_revoke(credentials, *, by=None) -> int:
+def credentials_revoke(credentials: Iterable[Credential], *, by: Any = None) -> int:
     """Revokes every credential given; returns how many were active before."""
     revoked = 0
     with transaction.atomic():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 
@@ -11,5 +13,5 @@ class IsoDateInput(forms.DateInput):
 
     input_type = "date"
 
-    def __init__(self, attrs: dict | None = None) -> None:
+    def __init__(self, attrs: dict[str, Any] | None = None) -> None:
         super().__init__(attrs, format="%Y-%m-%d")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlparse
 
 from channels.security.websocket import OriginValidator
@@ -18,7 +19,7 @@ def allowed_origins() -> list[str]:
     return hosts
 
 
-def websocket_origin_allowed(scope: dict) -> bool:
+def websocket_origin_allowed(scope: dict[str, Any]) -> bool:
     """A foreign Origin is refused: it is a browser on another site's page (cross-site websocket
     hijacking). A handshake without Origin is not a browser's (browsers always send one), so the Origin
     protects nothing there and the connection's own credential decides (the screen token, the session):
@@ -33,4 +34,5 @@ def websocket_origin_allowed(scope: dict) -> bool:
         parsed = urlparse(origin.decode("latin1"))
     except ValueError:
         return False
-    return OriginValidator(None, allowed_origins()).valid_origin(parsed)
+    # channels has no type hints: valid_origin answers a bool.
+    return bool(OriginValidator(None, allowed_origins()).valid_origin(parsed))

@@ -11,4 +11,7 @@ class SessionStore(db.SessionStore):
     request goes on without one instead of failing."""
 
     def _validate_session_key(self, key: str | None) -> bool:
-        return bool(super()._validate_session_key(key)) and key.isascii() and key.isalnum()
+        # The stubs omit SessionBase's private _validate_session_key, which Django's own code calls.
+        valid = super()._validate_session_key(key)  # type: ignore[misc]
+        # Django's check refuses None, so `key is not None` only tells the type checker what holds.
+        return bool(valid) and key is not None and key.isascii() and key.isalnum()

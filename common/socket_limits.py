@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -70,14 +72,21 @@ async def handshake_allowed(address: str) -> bool:
     return count <= settings.WEBSOCKET_HANDSHAKES_PER_SECOND
 
 
+# ASGI's three callables, as channels passes them: plain dicts for the scope and the messages.
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
 class HandshakeLimit:
     """ASGI middleware before the websocket router: a handshake past the address's limit is refused (the
     server answers it with 403) before any consumer, database or channel layer work."""
 
-    def __init__(self, inner) -> None:
+    def __init__(self, inner: AsgiApp) -> None:
         self.inner = inner
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = scope.get("client") or ("", 0)
         if scope["type"] == "websocket" and not await handshake_allowed(client[0]):
             await receive()  # websocket.connect

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -114,13 +114,20 @@ class LineMachine(Protocol):
     def on_silence(self, now: float, poll: Poll | None = None) -> None: ...
 
 
+class Polled(Protocol):
+    """What the interval check reads: a machine's configuration or its host."""
+
+    @property
+    def interval(self) -> float: ...
+
+
 class Broadcaster(Protocol):
     def frames_due(self, now: float) -> list[bytes]: ...
 
     def wait(self, timeout: float) -> None: ...
 
 
-def check_intervals(machines: list[LineMachine]) -> None:
+def check_intervals(machines: Sequence[Polled]) -> None:
     for machine in machines:
         if not MIN_INTERVAL <= machine.interval <= MAX_INTERVAL:
             raise ValueError(f"poll interval {machine.interval} s is outside 0.2-5 s (SAS 6.02 §2.3.3)")
@@ -132,7 +139,7 @@ class LinePoller:
     def __init__(
         self,
         link: Link,
-        machines: list[LineMachine],
+        machines: Sequence[LineMachine],
         broadcaster: Broadcaster | None = None,
         quiet: float = 0.0,
     ):

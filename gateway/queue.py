@@ -272,7 +272,8 @@ class EventStore:
 
     def backlog(self) -> int:
         with self.lock:
-            return self.db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+            count: int = self.db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0]
+        return count
 
     def rejected(self) -> list[tuple[dict[str, Any], str]]:
         with self.lock:

@@ -34,7 +34,7 @@ def fetch_map(url: str, key: str, timeout: float = 10.0) -> dict[str, Any]:
     if response.status_code != 200:
         raise MapUnavailable(f"server answered {response.status_code}: {response.text[:200]}")
     try:
-        answer = response.json()
+        answer: dict[str, Any] = response.json()
     except ValueError as exc:
         raise MapUnavailable("server answered without JSON") from exc
     if not isinstance(answer.get("machines"), list) or not isinstance(answer.get("groups"), list):
@@ -65,6 +65,7 @@ def current_map(url: str, key: str, copy: str) -> dict[str, Any]:
             raise MapUnavailable(f"{exc}; and no local copy of the map yet") from exc
         log.warning("machine map from the local copy: %s", exc)
         with open(copy, encoding="utf-8") as fh:
-            return json.load(fh)
+            local: dict[str, Any] = json.load(fh)
+            return local
     save_map(copy, answer)
     return answer

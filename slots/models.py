@@ -8,6 +8,8 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from common.credentials import Credential
+
 
 class SlotMachine(models.Model):
     class Status(models.TextChoices):
@@ -127,31 +129,6 @@ def sas_machine_check(machine: SlotMachine) -> None:
                 % {"machine": clash, "address": machine.sas_address, "line": machine.sas_line}
             }
         )
-
-
-class Credential(models.Model):
-    """A key, stored as its SHA-256 digest: the key itself is shown once, when issued."""
-
-    digest = models.CharField(_("digest"), max_length=64, unique=True, editable=False)
-    prefix = models.CharField(_("prefix"), max_length=24, editable=False)
-    created_at = models.DateTimeField(_("issued at"), auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("issued by"),
-    )
-    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
-    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True, editable=False)
-
-    class Meta:
-        abstract = True
-
-    @property
-    def is_active(self) -> bool:
-        return self.revoked_at is None
 
 
 class MachineKey(Credential):
@@ -279,7 +256,7 @@ class MachineMeter(models.Model):
         return f"{self.machine_id} {self.name}={self.value}"
 
 
-class MeterDeltaQuerySet(models.QuerySet):
+class MeterDeltaQuerySet(models.QuerySet["MeterDelta"]):
     def counted(self) -> MeterDeltaQuerySet:
         """The deltas the reports count: all but implausible ones a person has not reviewed yet."""
         return self.exclude(review=MeterDelta.Review.PENDING)

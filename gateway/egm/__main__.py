@@ -13,6 +13,7 @@ import threading
 import time
 import tomllib
 import tty
+from collections.abc import Callable
 
 from gateway.egm.line import EgmLine
 from gateway.egm.machine import Egm, EgmConfig
@@ -37,7 +38,7 @@ def command(machines: dict[int, Egm], words: list[str]) -> str:
     verb, address, *rest = words
     egm = machines[int(address)]
     now = time.monotonic()
-    actions = {
+    actions: dict[str, Callable[[], object]] = {
         "play": lambda: egm.play(int(rest[0])),
         "hit": lambda: egm.hit(int(rest[0])),
         "door": lambda: egm.open_door() if rest[0] == "open" else egm.close_door(),

@@ -186,11 +186,12 @@ class Egm:
                 self.wins_sent = None  # the wins stay queued for the next LP 85/87
             self._check_progressive(now)
             hp = self.handpay
-            if hp is not None and hp.last_raised is None:
-                hp.last_raised = now
-            elif hp is not None and not hp.read and now - hp.last_raised >= HANDPAY_REPEAT:
-                hp.last_raised = now
-                self.raise_exception(0x51)
+            if hp is not None:
+                if hp.last_raised is None:
+                    hp.last_raised = now
+                elif not hp.read and now - hp.last_raised >= HANDPAY_REPEAT:
+                    hp.last_raised = now
+                    self.raise_exception(0x51)
             if self.spinning is not None and now >= self.spinning.ends:
                 self._end_game()  # even in a handpay lockup begun mid-spin: only a new game waits
             if now >= self.next_game:

@@ -268,7 +268,9 @@ def _meters_from(rest: bytes, codes: list[int] | None, start: int, floors: range
         start = codes.index(code, start)
     for size in sorted({meter_size(code, floor) for floor in floors}):
         value = _bcd_or_none(rest[1 : 1 + size]) if len(rest) > size else None
-        tail = _meters_from(rest[1 + size :], codes, start + 1, floors) if value is not None else None
+        if value is None:
+            continue
+        tail = _meters_from(rest[1 + size :], codes, start + 1, floors)
         if tail is not None:
             return {code: value, **tail}
     return None

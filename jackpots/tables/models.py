@@ -11,10 +11,10 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from common.credentials import Credential
 from jackpots.changelog import ChangeRecord
 from jackpots.tables.rules import Game, Hand
 from jackpots.winner import WinnerIdentity
-from slots.models import Credential
 
 
 class ExchangeRate(models.Model):

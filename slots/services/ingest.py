@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, TypedDict
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -25,18 +26,36 @@ from slots.services.parsing import (
 from slots.services.storage import events_store
 
 
+class Rejection(TypedDict):
+    """One refused event of a request: its place in the request, the error code, a sentence."""
+
+    index: int
+    error: str
+    detail: str
+
+
+class IngestAnswer(TypedDict):
+    """The events API's answer (docs/api.md)."""
+
+    accepted: int
+    duplicates: int
+    rejected: list[Rejection]
+
+
 @dataclass(slots=True)
 class IngestResult:
     accepted: int = 0
     duplicates: int = 0
-    rejected: list[dict] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
     memory_resets: int = 0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> IngestAnswer:
         return {"accepted": self.accepted, "duplicates": self.duplicates, "rejected": self.rejected}
 
 
-def event_batch_ingest(events: list, *, principal: Principal, now: datetime | None = None) -> IngestResult:
+def event_batch_ingest(
+    events: list[Any], *, principal: Principal, now: datetime | None = None
+) -> IngestResult:
     """Stores the valid events of ``events`` once each and reports every event's fate.
 
     An event is accepted (stored now), a duplicate (stored before with the same content; changes nothing)
@@ -128,7 +147,12 @@ def _outcomes(
 
 def _levels_check(parsed: list[ParsedEvent], result: IngestResult) -> list[ParsedEvent]:
     """Rejects jackpot events for a level the machine does not play (one query for the batch)."""
-    pairs = {(event.machine.id, event.level) for event in parsed if event.type == MachineEvent.Type.JACKPOT}
+    # A jackpot event always has its level (_jackpot_parse); `is not None` only tells the type checker.
+    pairs = {
+        (event.machine.id, event.level)
+        for event in parsed
+        if event.type == MachineEvent.Type.JACKPOT and event.level is not None
+    }
     if not pairs:
         return parsed
     played = hooks.levels_played(pairs)

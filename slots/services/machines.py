@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -40,7 +41,7 @@ def machines_touch(events: list[ParsedEvent], *, now: datetime, lock_all: bool) 
                 last_game[machine_id] = event.at
         elif event.type == MachineEvent.Type.STATUS:
             statuses[event.machine.id].append(event)
-    current: dict[int, dict] = {}
+    current: dict[int, dict[str, Any]] = {}  # id -> the row's id, status_seq and _FLAGS
     if lock_all or statuses or len(machine_ids) > 1:
         rows = (
             SlotMachine.objects.select_for_update(no_key=connection.features.has_select_for_no_key_update)
@@ -49,7 +50,7 @@ def machines_touch(events: list[ParsedEvent], *, now: datetime, lock_all: bool) 
             .values("id", "status_seq", *_FLAGS)
         )
         current = {row["id"]: row for row in rows}
-    updates: dict = {
+    updates: dict[str, Any] = {  # field -> expression
         "last_seen": Greatest(Coalesce(F("last_seen"), Value(now)), Value(now)),
         # An out-of-service machine stays so: only offline comes back with an event.
         "status": Case(
@@ -81,6 +82,7 @@ def _status_significant(statuses: dict[int, list[ParsedEvent]]) -> list[Signific
     rows = []
     for events in statuses.values():
         for event in events:
+            assert event.status is not None  # status events always carry one (parsing.py)
             kind, description = STATUS_SIGNIFICANT[event.status]
             rows.append(
                 SignificantEvent(
@@ -96,14 +98,16 @@ def _status_significant(statuses: dict[int, list[ParsedEvent]]) -> list[Signific
     return rows
 
 
-def _flags_after(row: dict, events: list[ParsedEvent]) -> dict:
+def _flags_after(row: dict[str, Any], events: list[ParsedEvent]) -> dict[str, bool | int]:
     """The flag values after the status events newer than the last one applied, in seq order."""
     applied_seq = row["status_seq"] or 0
     newer = sorted((event for event in events if event.seq > applied_seq), key=lambda event: event.seq)
     if not newer:
         return {}
-    flags = {name: row[name] for name in _FLAGS}
+    flags: dict[str, bool | int] = {name: row[name] for name in _FLAGS}
     for event in newer:
+        # These are status events, and _status_parse gave every one its status.
+        assert event.status is not None
         flag, value = STATUS_FLAGS[event.status]
         flags[flag] = value
         if event.status == STATUS_CLEARS_TILT:
@@ -196,29 +200,31 @@ def offline_periods_close(first_seqs: dict[int, int], now: datetime) -> None:
     if not periods:
         return
     back_from = now - timedelta(seconds=settings.MACHINE_BACK_GRACE_SECONDS)  # the event's own moment
-    for period in periods:
-        period.ended_at, period.ended_seq = max(period.started_at, back_from), first_seqs[period.machine_id]
+    ends = [(period, max(period.started_at, back_from), first_seqs[period.machine_id]) for period in periods]
+    for period, ended_at, ended_seq in ends:
+        period.ended_at, period.ended_seq = ended_at, ended_seq
     OfflinePeriod.objects.bulk_update(periods, ["ended_at", "ended_seq"])
     MachineAlert.objects.bulk_create(
         MachineAlert(
             machine_id=period.machine_id,
             kind=MachineAlert.Kind.MACHINE_BACK,
-            seq=period.ended_seq,
-            at=period.ended_at,
-            detail=f"Heard again at {now.isoformat()} (seq {period.ended_seq}), offline since "
-            f"{period.started_at.isoformat()}; in play from {period.ended_at.isoformat()}.",
-            payload={"offline_at": period.started_at.isoformat(), "back_at": period.ended_at.isoformat()},
+            seq=ended_seq,
+            at=ended_at,
+            detail=f"Heard again at {now.isoformat()} (seq {ended_seq}), offline since "
+            f"{period.started_at.isoformat()}; in play from {ended_at.isoformat()}.",
+            payload={"offline_at": period.started_at.isoformat(), "back_at": ended_at.isoformat()},
         )
-        for period in periods
+        for period, ended_at, ended_seq in ends
     )
+    # Every period here was just ended (ended_at and ended_seq set by the loop above).
     significant_events_record(
         SignificantEvent(
             kind=SignificantEvent.Kind.ONLINE,
             venue_id=period.venue_id,
-            at=period.ended_at,
+            at=cast(datetime, period.ended_at),
             subject=period.asset,
             machine_id=period.machine_id,
-            detail=online_detail(period.ended_seq, period.started_at),
+            detail=online_detail(cast(int, period.ended_seq), period.started_at),
             reference=f"seq {period.ended_seq}",
         )
         for period in periods

@@ -19,8 +19,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -195,6 +197,8 @@ class _Applied:
 
 
 def _delta_row(event: ParsedEvent, name: str, delta: int, kind: str, ceiling: int | None) -> MeterDelta:
+    # meters_apply gets only events the storage just inserted, and it sets stored_id on each of those.
+    assert event.stored_id is not None
     return MeterDelta(
         event_id=event.stored_id,
         machine_id=event.machine.id,
@@ -237,7 +241,9 @@ def _implausible_alert(
     return _alert(event, MachineAlert.Kind.IMPLAUSIBLE_METERS, now, detail, payload)
 
 
-def _alert(event: ParsedEvent, kind: str, now: datetime, detail: str, payload: dict) -> MachineAlert:
+def _alert(
+    event: ParsedEvent, kind: str, now: datetime, detail: str, payload: dict[str, Any]
+) -> MachineAlert:
     """An alert for the floor about a snapshot; ``detail`` follows the machine's asset number."""
     return MachineAlert(
         machine_id=event.machine.id,
@@ -259,12 +265,12 @@ def _memory_reset_alert(event: ParsedEvent, baseline: dict[str, int], now: datet
     return _alert(event, MachineAlert.Kind.MEMORY_RESET, now, detail, payload)
 
 
-def meter_delta_accept(delta_id: int, user, note: str = "") -> MeterDelta:
+def meter_delta_accept(delta_id: int, user: User, note: str = "") -> MeterDelta:
     """A person accepts a flagged delta as the machine reported it: it joins the reports and the total."""
     return _review(delta_id, user, MeterDelta.Review.ACCEPTED, None, note)
 
 
-def meter_delta_correct(delta_id: int, user, value: object, note: str) -> MeterDelta:
+def meter_delta_correct(delta_id: int, user: User, value: object, note: str) -> MeterDelta:
     """A person replaces a flagged delta with their own figure (read off the machine's meters, say); the
     machine's figure stays in ``reported_delta``. A note saying why is required."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -274,7 +280,7 @@ def meter_delta_correct(delta_id: int, user, value: object, note: str) -> MeterD
     return _review(delta_id, user, MeterDelta.Review.CORRECTED, value, note)
 
 
-def _review(delta_id: int, user, review: str, value: int | None, note: str) -> MeterDelta:
+def _review(delta_id: int, user: User, review: str, value: int | None, note: str) -> MeterDelta:
     """Records who reviewed a flagged delta and when; bad input raises MeterReviewRefused, changes nothing."""
     with transaction.atomic():
         row = MeterDelta.objects.select_related("event").filter(pk=delta_id).first()
@@ -310,7 +316,7 @@ def _meter_total_add(row: MeterDelta) -> None:
         )
 
 
-def _alert_close(row: MeterDelta, user) -> None:
+def _alert_close(row: MeterDelta, user: User) -> None:
     """The snapshot's alert is acknowledged once none of its flagged deltas awaits review."""
     if MeterDelta.objects.filter(event_id=row.event_id, review=MeterDelta.Review.PENDING).exists():
         return

@@ -9,8 +9,10 @@ mistake.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, TypeGuard
 
 import orjson
 from django.conf import settings
@@ -65,7 +67,7 @@ class ParsedEvent:
     seq: int
     type: int
     at: datetime
-    payload: dict
+    payload: dict[str, Any]
     payload_json: bytes = b"{}"
     digest: str = ""
     wager: int | None = None
@@ -92,7 +94,7 @@ class EventRejected(Exception):
         self.detail = detail or EVENT_ERRORS[code]
 
 
-def events_decode(body: bytes) -> list:
+def events_decode(body: bytes) -> list[Any]:
     """The ``events`` list of a request body, or RequestRefused (400) naming what is wrong."""
     try:
         document = orjson.loads(body)
@@ -100,7 +102,7 @@ def events_decode(body: bytes) -> list:
         raise RequestRefused(400, "invalid_json") from None
     if not isinstance(document, dict) or not isinstance(document.get("events"), list):
         raise RequestRefused(400, "invalid_body")
-    events = document["events"]
+    events: list[Any] = document["events"]
     if len(events) > MAX_EVENTS_PER_REQUEST:
         raise RequestRefused(
             400, "too_many_events", f"A request carries at most 1000 events; this one has {len(events)}."
@@ -108,7 +110,7 @@ def events_decode(body: bytes) -> list:
     return events
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     # JSON true/false decode to bool, a subclass of int: they are not numbers here.
     return type(value) is int
 
@@ -173,7 +175,7 @@ def _has_nul(value: object) -> bool:
     return False
 
 
-def _game_parse(event: ParsedEvent, raw: dict) -> None:
+def _game_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
     wager, win = raw.get("wager"), raw.get("win")
     if not _is_int(wager) or wager <= 0:
         raise EventRejected("invalid_wager")
@@ -200,7 +202,7 @@ def _game_parse(event: ParsedEvent, raw: dict) -> None:
     event.wager, event.win = wager, win
 
 
-def _meters_parse(event: ParsedEvent, raw: dict) -> None:
+def _meters_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
     meters = raw.get("meters")
     if not isinstance(meters, dict) or not meters:
         raise EventRejected("invalid_meters")
@@ -216,7 +218,7 @@ def _meters_parse(event: ParsedEvent, raw: dict) -> None:
     event.meters = meters
 
 
-def _jackpot_parse(event: ParsedEvent, raw: dict) -> None:
+def _jackpot_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
     level, amount = raw.get("level"), raw.get("amount")
     if not _is_int(level) or not 0 < level <= BIGINT_MAX:
         raise EventRejected("invalid_level")
@@ -231,7 +233,7 @@ def _jackpot_parse(event: ParsedEvent, raw: dict) -> None:
     _payer_parse(raw, cap)
 
 
-def _payer_parse(raw: dict, cap: int) -> None:
+def _payer_parse(raw: dict[str, Any], cap: int) -> None:
     """Who paid (optional): "machine" with the cents it credited itself (``paid_amount``, at least a cent,
     at most the jackpot cap), or "attendant" (a handpay lockup) with no ``paid_amount``."""
     paid, paid_amount = raw.get("paid"), raw.get("paid_amount")
@@ -249,14 +251,14 @@ def _payer_parse(raw: dict, cap: int) -> None:
     raise EventRejected("invalid_paid")
 
 
-def _status_parse(event: ParsedEvent, raw: dict) -> None:
+def _status_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
     status = raw.get("status")
     if not isinstance(status, str) or status not in STATUS_FLAGS:
         raise EventRejected("unknown_status", f"{status!r} is not a known status.")
     event.status = status
 
 
-_PAYLOAD_PARSERS = {
+_PAYLOAD_PARSERS: dict[int, Callable[[ParsedEvent, dict[str, Any]], None]] = {
     MachineEvent.Type.GAME: _game_parse,
     MachineEvent.Type.METERS: _meters_parse,
     MachineEvent.Type.JACKPOT: _jackpot_parse,
@@ -268,7 +270,7 @@ def _event_digest(event: ParsedEvent) -> str:
     """SHA-1 of the event's meaning: a retry that spells the same instant or meters differently matches."""
     at = event.at.astimezone(UTC).isoformat()
     if event.type == MachineEvent.Type.GAME:
-        content: tuple = (event.type, at, event.wager, event.win)
+        content: tuple[object, ...] = (event.type, at, event.wager, event.win)
     elif event.type == MachineEvent.Type.METERS:
         content = (event.type, at, sorted(event.meters.items()))
     elif event.type == MachineEvent.Type.JACKPOT:

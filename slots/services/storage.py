@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from functools import reduce
 from operator import or_
+from typing import Any, TypedDict
 
 import orjson
 import psycopg
@@ -99,7 +100,26 @@ def events_store(
     return inserted, existing
 
 
-def _row(event: ParsedEvent) -> dict:
+class EventRow(TypedDict):
+    """An event as the events table's columns (but received_at, the database's now())."""
+
+    machine_id: int
+    seq: int
+    type: int
+    at: datetime
+    digest: str
+    payload: orjson.Fragment | dict[str, Any]  # encoded once for PostgreSQL; the model field encodes a dict
+    wager_cents: int | None
+    win_cents: int | None
+    bank_id: int | None
+    denomination_cents: int | None
+    is_max_bet: bool | None
+    level_id: int | None
+    amount_cents: int | None
+    pending: bool
+
+
+def _row(event: ParsedEvent) -> EventRow:
     """The event as the events table's columns (but received_at, the database's now())."""
     machine = event.machine
     is_game = event.type == MachineEvent.Type.GAME

@@ -337,7 +337,7 @@ def test_a_parameter_change_is_staged_on_approval_in_the_proposers_name(played, 
 
 
 def test_a_stopped_levels_parameter_change_names_the_proposal_in_its_seed_row(played, maker, checker):
-    Level.objects.filter(pk=played.pk).update(stopped=True)
+    Level.objects.filter(pk=played.pk).update(state=Level.State.SUSPENDED)
     played.refresh_from_db()
     proposal = change_propose(
         kind="parameters", user=maker, reason="Higher reset", level=played, params={"reset_mc": 200_000_000}
