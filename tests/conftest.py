@@ -15,7 +15,10 @@ pytest_plugins = ["tests.staff_fixtures"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests that need the real services are skipped on the embedded default (CI fails on any skip)."""
+    """Tests that need the real services are skipped on the embedded default (CI fails on any skip).
+    Under pytest-xdist, the tests that share a module- or package-scoped fixture go to one worker."""
+    if config.getoption("dist", "no") == "loadgroup":
+        shared_fixture_groups(items)
     skip_pg = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL")
     skip_redis = pytest.mark.skip(reason="needs Redis: set REDIS_URL")
     for item in items:
@@ -28,6 +31,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # Append-only registers a PostgreSQL trigger guards against UPDATE and DELETE: TRUNCATE fires no row
 # trigger, so these are emptied by it (nothing references them, so no cascade is needed).
 TRUNCATED = {"floor_significantevent"}
+
+
+def shared_fixture_groups(items: list[pytest.Item]) -> None:
+    """An xdist_group for each module- or package-scoped fixture a test uses (make test's --dist
+    loadgroup): the stack such a fixture starts (the gateway end-to-end floor, the fault tests' services,
+    a browser) starts once, on one worker, instead of once on every worker that runs one of its tests.
+    xdist hands the largest groups out first; the other tests go one by one to whichever worker is free."""
+    for item in items:
+        fixture_info = getattr(item, "_fixtureinfo", None)
+        if fixture_info is None:
+            continue
+        scopes = {
+            definitions[-1].scope: definitions[-1].baseid
+            for definitions in fixture_info.name2fixturedefs.values()
+            if definitions[-1].scope in ("module", "package")
+        }
+        # A package's fixture is shared by its modules; a module's, wherever defined, by the module's tests.
+        if "package" in scopes:
+            item.add_marker(pytest.mark.xdist_group(f"package:{scopes['package']}"))
+        elif "module" in scopes:
+            item.add_marker(pytest.mark.xdist_group(f"module:{item.nodeid.split('::')[0]}"))
 
 
 def flush_by_delete_sql(original):
