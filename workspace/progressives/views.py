@@ -103,7 +103,8 @@ def level_view(request: HttpRequest, pk: int) -> HttpResponse:
         if status == 0:
             return redirect("workspace:level", level.pk)
         level.refresh_from_db()
-    return level_page(request, level, status=status, state_error=state_error)
+    bound = state_form if status != 200 and not state_error else None  # a refused form shows its errors
+    return level_page(request, level, status=status, state_error=state_error, state_form=bound)
 
 
 def level_page(
@@ -114,13 +115,13 @@ def level_page(
     open_kind: str = "",
     status: int = 200,
     state_error: str = "",
+    state_form: LevelStateForm | None = None,
 ) -> HttpResponse:
     """The level's chart and hits, its state's form, its changes waiting for approval and, for who may
     propose, the forms to propose one (``forms`` bound to a refused post, ``open_kind`` the one to show
-    open; ``state_error`` why a suspend or resume was refused)."""
+    open; ``state_error`` why a suspend or resume was refused, ``state_form`` a refused one's bound form)."""
     offered = _state_action(level)
-    state_form = None
-    if offered and request.user.has_perm(CHANGE_LEVEL_PARAMETERS):
+    if state_form is None and offered and request.user.has_perm(CHANGE_LEVEL_PARAMETERS):
         state_form = LevelStateForm(initial={"action": offered})
     venue = venue_current(request)
     zone = venue.time_zone if venue else "Europe/Rome"
