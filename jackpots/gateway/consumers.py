@@ -164,6 +164,9 @@ class GatewayConsumer(AsyncWebsocketConsumer):
     async def rules_changed(self, message: dict) -> None:
         """For the signs too: the machines are not told the players' rules."""
 
+    async def declaration_changed(self, message: dict) -> None:
+        """For the signs too: a table declaration concerns the tables; the machines play on."""
+
     # --- heartbeat and key ------------------------------------------------------------------------------
 
     async def heartbeat(self) -> None:

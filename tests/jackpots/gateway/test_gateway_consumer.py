@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 
 from common.credentials import credentials_revoke
@@ -153,10 +154,15 @@ async def test_a_theme_or_rules_message_for_the_signs_leaves_the_gateway_connect
     await ws.receive_json_from(timeout=5)
     await database_sync_to_async(publish.theme_changed)(floor.progressive.id)
     await database_sync_to_async(publish.rules_changed)(floor.progressive.id)
+    # A Caribbean Stud declaration's message goes to the same group (publish.declaration_changed).
+    frame = {"type": "declaration", "jackpot": floor.progressive.id, "state": "pending"}
+    await get_channel_layer().group_send(
+        publish.progressive_group(floor.progressive.id), {"type": "declaration.changed", "frame": frame}
+    )
     await database_sync_to_async(level_set)(floor.grand, 152_400_999, 8)
     assert await ws.receive_json_from(timeout=5) == {
         "type": "update",
-        "levels": [{"id": floor.grand.id, "amount_eur": "1524.00", "seq": 8}],
+        "levels": [{"id": floor.grand.id, "amount_eur": "1524.00", "seq": 8, "state": "active"}],
     }
     await ws.disconnect()
 
