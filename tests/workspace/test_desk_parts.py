@@ -34,8 +34,10 @@ def _two_royals() -> tuple[PrizePart, PrizePart]:
     assert (
         t.post("NOG-CSP-1", body("R-1", [seat(3, "AS KS QS JS TS")], at=now.isoformat())).status_code == 201
     )
-    later = (now + timedelta(seconds=2)).isoformat()
-    assert t.post("VEN-CSP-1", body("V-1", [seat(5, "AH KH QH JH TH")], at=later)).status_code == 201
+    # Played 2 s before the declared one and posted while it is pending: a simultaneous win (issue 23's
+    # declaration; a round played after it would be refused level_pending).
+    earlier = (now - timedelta(seconds=2)).isoformat()
+    assert t.post("VEN-CSP-1", body("V-1", [seat(5, "AH KH QH JH TH")], at=earlier)).status_code == 201
     nog, ven = PrizePart.objects.order_by("id")
     return nog, ven
 

@@ -37,8 +37,9 @@ def _shared_prize() -> tuple[PrizePart, PrizePart]:
     round_record(
         Table.objects.get(code="NOG-CSP-1"), body("R-1", [seat(3, "AS KS QS JS TS")], at=now.isoformat())
     )
-    later = (now + timedelta(seconds=2)).isoformat()
-    round_record(Table.objects.get(code="NOG-CSP-2"), body("R-7", [seat(5, "AH KH QH JH TH")], at=later))
+    # Played just before the declared royal and posted while it is pending: the two share one prize.
+    earlier = (now - timedelta(seconds=2)).isoformat()
+    round_record(Table.objects.get(code="NOG-CSP-2"), body("R-7", [seat(5, "AH KH QH JH TH")], at=earlier))
     PrizeShare.objects.update(closes_at=now - timedelta(seconds=1))  # the window has closed
     first, second = PrizePart.objects.order_by("id")
     return first, second

@@ -44,6 +44,10 @@ def two_venues(db):
     return made
 
 
+def _rules_cell(page: str, name: str) -> bool:
+    return 'class="rules-link"' in page and f">{name}</a></td>" in page
+
+
 @pytest.mark.parametrize("path", ["/progressives/", "/floor/reports/liability/"])
 def test_the_venue_switcher_chooses_the_progressives_listed(client, manager, two_venues, path):
     client.force_login(manager)
@@ -51,7 +55,12 @@ def test_the_venue_switcher_chooses_the_progressives_listed(client, manager, two
     for venue in ("NOG", "VEN"):
         client.get(f"/venue/?venue={venue}&next={path}")
         page = client.get(path).content.decode()
-        listed[venue] = sorted(name for name in two_venues if f"<td>{name}</td>" in page)
+        # A cell with the name, or (the progressives' list) with the name linking to its public rules page.
+        listed[venue] = sorted(
+            name
+            for name in two_venues
+            if f"<td>{name}</td>" in page or ('class="rules-link"' in page and f">{name}</a></td>" in page)
+        )
     assert listed == {"NOG": ["Diamond Vault", "Super Spin"], "VEN": ["Ainsworth", "Super Spin"]}
 
 
