@@ -309,6 +309,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Choice sets that share a field name with another component's ("state", "hand") get names of their own.
+    "ENUM_NAME_OVERRIDES": {
+        "LevelStateEnum": [("active", "active"), ("suspended", "suspended")],
+        "DeclarationStateEnum": [("pending", "pending"), ("released", "released")],
+        "DeclaredHandEnum": [("royal_flush", "royal_flush"), ("straight_flush", "straight_flush")],
+        "HandEnum": "jackpots.tables.rules.Hand",
+        "RoundStateEnum": "jackpots.tables.models.TableRound.State",
+    },
 }
 
 # --- The floor and the engine -----------------------------------------------------------------------
