@@ -6,6 +6,21 @@ from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations, models
 
 
+class AddIndexConcurrentlyOnPostgres(AddIndexConcurrently):
+    """Concurrently on PostgreSQL; a plain CREATE INDEX on the embedded default's SQLite (which has no
+    concurrent build, and no engine writing beside a migration)."""
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_forwards(app_label, schema_editor, from_state, to_state)
+        return migrations.AddIndex.database_forwards(self, app_label, schema_editor, from_state, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        if schema_editor.connection.vendor == "postgresql":
+            return super().database_backwards(app_label, schema_editor, from_state, to_state)
+        return migrations.AddIndex.database_backwards(self, app_label, schema_editor, from_state, to_state)
+
+
 class Migration(migrations.Migration):
     atomic = False
 
@@ -14,7 +29,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        AddIndexConcurrently(
+        AddIndexConcurrentlyOnPostgres(
             model_name="ledgerentry",
             index=models.Index(
                 fields=["level", "at"],
