@@ -15,13 +15,26 @@ $(BIN)/.installed: requirements.txt requirements-dev.txt
 
 # Runs the demo: migrate, seed the two venues, an admin user (password printed), the ASGI server on
 # 127.0.0.1:8000 and the floor simulator. Embedded SQLite unless DATABASE_URL / REDIS_URL are set.
+# WIDE_AREA=1: the wide-area Jumbo 7 instead, a link and two casinos on ports 8000-8002 (scripts/run-wide-area).
 run: $(BIN)/.installed
-	scripts/run
+	$(if $(WIDE_AREA),scripts/run-wide-area,scripts/run)
 
-# Runs the whole test suite (headless Chromium is installed from Debian's packages if missing).
+# Runs the whole test suite (headless Chromium is installed from Debian's packages if missing) on
+# TEST_WORKERS pytest-xdist workers, each with its own test database and Redis database (0: one process).
+# --dist loadgroup keeps the tests that share a private stack on one worker (tests/conftest.py). The tests
+# marked `timed` assert a wall-clock limit (signs' snapshots within 2 s): they run after, alone, as a
+# second worker's load would decide them, with up to two more tries each (a neighbour's burst on a shared
+# machine can decide one try; the limit must still be met in one). TEST_REPORT=path writes JUnit XML
+# (path.parallel.xml, path.timed.xml). pytest's 5 means "no test selected" (a PYTEST_ARGS choosing only one
+# kind).
+TEST_WORKERS ?= 2
+TEST_REPORT ?=
 test: $(BIN)/.installed
 	scripts/ensure-chromium
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadgroup -m "not timed" \
+		$(if $(TEST_REPORT),--junitxml=$(TEST_REPORT).parallel.xml) $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(BIN)/pytest -m timed --reruns 2 --reruns-delay 5 \
+		$(if $(TEST_REPORT),--junitxml=$(TEST_REPORT).timed.xml) $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .

@@ -59,3 +59,11 @@ def mc_eur(millicents: int) -> str:
 def mc_eur_grouped(millicents: int | None, *, group: bool = True) -> str:
     """Millicents as euros for people, rounded down to the cent; None shows as an empty string."""
     return "" if millicents is None else cents_eur_grouped(mc_to_cents(millicents), group=group)
+
+
+def percent_text(percent: Decimal) -> str:
+    """12.5000 → "12,5" in Italian, "12.5" in English; 100.0000 → "100"."""
+    exact = percent.normalize()
+    exponent = exact.as_tuple().exponent
+    places = max(0, -exponent) if isinstance(exponent, int) else 0
+    return formats.number_format(exact, decimal_pos=places, use_l10n=True)

@@ -106,8 +106,13 @@ app.conf.beat_schedule = {
         "schedule": 1.0,
     },
     "table-declarations-lapse": {
-        "task": "jackpots.tasks.declarations_lapse_task",
+        "task": "tables.tasks.declarations_lapse_task",
         "schedule": 5.0,
+    },
+    # The wide-area link: a pool's settle window that passes with no site posting still applies its entries.
+    "link-pools-apply": {
+        "task": "linkcentral.tasks.link_pools_apply_task",
+        "schedule": 2.0,
     },
     "report-summaries-refresh": {
         "task": "workspace.tasks.machine_hour_stats_refresh_task",

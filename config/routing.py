@@ -5,11 +5,15 @@ from __future__ import annotations
 from channels.security.websocket import WebsocketDenier
 from django.urls import re_path
 
-from jackpots.routing import websocket_urlpatterns as jackpots_routes
+from gatewaylink.routing import websocket_urlpatterns as gatewaylink_routes
+from linkcentral.routing import websocket_urlpatterns as linkcentral_routes
+from signage.routing import websocket_urlpatterns as signage_routes
 from workspace.routing import websocket_urlpatterns as workspace_routes
 
 websocket_urlpatterns = [
-    *jackpots_routes,
+    *gatewaylink_routes,
+    *linkcentral_routes,
+    *signage_routes,
     *workspace_routes,
     # Any other path (a mistyped screen, junk) is refused at the handshake (403): without this route
     # the router raises and the server answers the handshake with a 500.

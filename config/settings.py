@@ -64,13 +64,20 @@ INSTALLED_APPS = [
     "floor.apps.FloorConfig",
     "slots.apps.SlotsConfig",
     "jackpots.apps.JackpotsConfig",
+    "tables.apps.TablesConfig",
+    "gatewaylink.apps.GatewaylinkConfig",
+    "signage.apps.SignageConfig",
+    "linkcentral.apps.LinkcentralConfig",
+    "linksite.apps.LinksiteConfig",
     "workspace.apps.WorkspaceConfig",
+    "demo.apps.DemoConfig",
 ]
 
 MIDDLEWARE = [
     "floor.middleware.nul_path_refuse",
     "django.middleware.security.SecurityMiddleware",
-    "servestatic.middleware.ServeStaticMiddleware",
+    # ServeStatic, with the built manual at /manual/ as well (config/manual.py).
+    "config.manual.ManualStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -164,8 +171,9 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 # Without Redis there is no worker: tasks run in-process, after the commit that enqueued them.
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", default=not USING_REDIS)
-# The embedded default's floor ticker inside the ASGI server (config/lifespan.py), where the signs listen
-# to the in-memory channel layer; `make run` turns it on. With Redis, beat does the ticker's work.
+# The embedded default's floor ticker inside the ASGI server (the demo app registers it, config/lifespan.py
+# runs it), where the signs listen to the in-memory channel layer; `make run` turns it on. With Redis, beat
+# does the ticker's work.
 FLOOR_TICKER_IN_SERVER = env_bool("FLOOR_TICKER_IN_SERVER", False)
 if FLOOR_TICKER_IN_SERVER and USING_REDIS:
     raise ImproperlyConfigured(
@@ -278,6 +286,12 @@ STORAGES = {
     },
 }
 SERVESTATIC_USE_FINDERS = True
+# The manual: `make docs` builds docs/ into MANUAL_ROOT, served at /manual/ (config/manual.py) with each
+# folder's index.html as its page. The workspace's header links to MANUAL_URL: /manual/, or the address
+# of a manual published elsewhere (an image built from requirements.txt alone has no mkdocs).
+SERVESTATIC_INDEX_FILE = True
+MANUAL_ROOT = BASE_DIR / "site"
+MANUAL_URL = env_str("MANUAL_URL", "/manual/")
 
 # --- Security (production values unless DEBUG) ------------------------------------------------------
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -317,8 +331,8 @@ SPECTACULAR_SETTINGS = {
         "LevelStateEnum": [("active", "active"), ("suspended", "suspended")],
         "DeclarationStateEnum": [("pending", "pending"), ("released", "released")],
         "DeclaredHandEnum": [("royal_flush", "royal_flush"), ("straight_flush", "straight_flush")],
-        "HandEnum": "jackpots.tables.rules.Hand",
-        "RoundStateEnum": "jackpots.tables.models.TableRound.State",
+        "HandEnum": "tables.rules.Hand",
+        "RoundStateEnum": "tables.models.TableRound.State",
     },
 }
 
@@ -355,6 +369,25 @@ if GAME_WIN_MAX_CENTS > 4_000_000_000:
 JACKPOT_MAX_CENTS = env_int("JACKPOT_MAX_CENTS", 10_000_000_000, minimum=1)
 # A progressive whose pending events wait longer than this shows "link down" on its signs.
 LINK_STALE_AFTER_SECONDS = env_int("LINK_STALE_AFTER_SECONDS", 10, minimum=1)
+# The wide-area link (docs/wide-area.md). The link: a heartbeat on each site's pool socket this often.
+LINK_HEARTBEAT_SECONDS = env_decimal("LINK_HEARTBEAT_SECONDS", "5")
+# A site: its forwarder says "played through" at least this often with an empty outbox; its signs show the
+# link down after this long without a word from it (a pool frame or a heartbeat).
+LINK_THROUGH_SECONDS = env_decimal("LINK_THROUGH_SECONDS", "2")
+LINK_SILENCE_SECONDS = env_decimal("LINK_SILENCE_SECONDS", "15")
+# A site: how long after a round is played its table has surely posted it. The forwarder tells the link it
+# has played through "now" minus this, so the link applies the pool within about this much of play; a round
+# posted later still goes (the link applies it when it comes, in the next cycle if a claim was decided).
+LINK_THROUGH_LAG_SECONDS = env_decimal("LINK_THROUGH_LAG_SECONDS", "10")
+# A site: the forwarder's and the listener's patience with the link, and how often an idle outbox is read.
+LINK_HTTP_TIMEOUT_SECONDS = env_decimal("LINK_HTTP_TIMEOUT_SECONDS", "10")
+LINK_BACKOFF_MAX_SECONDS = env_decimal("LINK_BACKOFF_MAX_SECONDS", "60")
+LINK_FORWARD_POLL_SECONDS = env_decimal("LINK_FORWARD_POLL_SECONDS", "1")
+_LINK_SECONDS = ("LINK_HEARTBEAT_SECONDS", "LINK_THROUGH_SECONDS", "LINK_SILENCE_SECONDS",
+                 "LINK_THROUGH_LAG_SECONDS", "LINK_HTTP_TIMEOUT_SECONDS", "LINK_BACKOFF_MAX_SECONDS",
+                 "LINK_FORWARD_POLL_SECONDS")  # fmt: skip
+if min(globals()[name] for name in _LINK_SECONDS) <= 0:
+    raise ImproperlyConfigured(f"{', '.join(_LINK_SECONDS)} must each be more than 0.")
 # Default two-person threshold for hits (Nevada MICS handpay, €1,200), per venue editable.
 HANDPAY_THRESHOLD_CENTS = env_int("HANDPAY_THRESHOLD_CENTS", 120000, minimum=0)
 # Business day closes at this local hour (reports).

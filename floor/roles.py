@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.apps import AppConfig
 from django.apps import apps as global_apps
 from django.db.models import Q
 
@@ -54,16 +55,27 @@ ROLE_RULES: dict[str, list[Rule]] = {
         Rule("slots", "*", EDIT, exclude=_SLOTS_READ_ONLY),
         Rule("slots", "machineevent", VIEW),
         Rule("jackpots", "*", VIEW),
-        Rule("jackpots", "table", EDIT),
-        Rule("jackpots", "signtheme", EDIT),
-        # add: issue a table key; change: revoke one (keys are never edited otherwise).
-        Rule("jackpots", "tablekey", ("add", "change")),
+        Rule("gatewaylink", "*", VIEW),
+        Rule("signage", "*", VIEW),
+        Rule("signage", "signtheme", EDIT),
         Rule("jackpots", "exchangerate", ("add",)),
-        Rule("jackpots", "paytable", ("stage",)),
         # Maker-checker: a manager proposes a change of a level's money or parameters, another approves.
         Rule("jackpots", "changeproposal", ("propose", "approve")),
+        Rule("tables", "*", VIEW),
+        Rule("tables", "table", EDIT),
+        # add: issue a table key; change: revoke one (keys are never edited otherwise).
+        Rule("tables", "tablekey", ("add", "change")),
+        Rule("tables", "paytable", ("stage",)),
         # A supervisor releases a Caribbean Stud declaration: play resumes at the linked tables.
-        Rule("jackpots", "tabledeclaration", ("release",)),
+        Rule("tables", "tabledeclaration", ("release",)),
+        # The wide-area link (on the link's installation): a manager adds a casino and issues its key
+        # (add) or revokes it (change); what the sites sent and the awards are the product's, read only.
+        Rule("linkcentral", "*", VIEW),
+        Rule("linkcentral", "linksite", ("add", "change")),
+        Rule("linkcentral", "linksitekey", ("add", "change")),
+        # A site's membership of a link (its URL and key) is set up by a manager; its outbox is read only.
+        Rule("linksite", "*", VIEW),
+        Rule("linksite", "linkmembership", EDIT),
         # The workspace's records: a manager signs a business day off (add); slips are made by paying.
         Rule("workspace", "dayclose", ("view", "add")),
         Rule("workspace", "hitslip", VIEW),
@@ -121,10 +133,21 @@ def roles_apply(*, apps=global_apps, using: str = "default") -> None:
 
 
 def roles_post_migrate(sender, *, apps=global_apps, using: str = "default", **kwargs) -> None:
-    """post_migrate runs once per app and permissions are created app by app, so re-apply every time:
-    the last call sees every app's permissions. Nothing is written when nothing changed."""
+    """post_migrate is sent once per app with models (after a migrate, and after every flush of a test
+    database), and permissions are created app by app: the roles are applied once, at the last app's
+    signal, when every app's permissions exist (auth's handler runs before this one, its app being
+    installed first). Applied at every app's signal they cost ~1,500 queries each time, for the same
+    groups. Nothing is written when nothing changed."""
+    if sender is not _last_app_with_models():
+        return
     try:
         apps.get_model("auth", "Group")
     except LookupError:  # auth not migrated in this state
         return
     roles_apply(apps=apps, using=using)
+
+
+def _last_app_with_models() -> AppConfig:
+    """The app post_migrate is sent for last (Django sends it in the registry's order, for each app with a
+    models module)."""
+    return [config for config in global_apps.get_app_configs() if config.models_module is not None][-1]

@@ -10,10 +10,12 @@ from typing import Any
 
 from gateway.broadcast import GroupBroadcaster, ProgressiveBoard, ServerChannel
 from gateway.forward import Forwarder
-from gateway.host import Callbacks, Kept, MachineConfig, MachineHost
+from gateway.host import MachineHost
+from gateway.host_io import Callbacks, Kept, MachineConfig
 from gateway.link import QUIET_RESTART, LinePoller, Link, check_intervals
 from gateway.queue import EventStore
 from gateway.sas import frames as f
+from gateway.sas.meters import EXTENDED_METER_LPS
 from gateway.servermap import MapUnavailable, current_map, map_copy_path
 from gateway.transport import Transport, open_transport
 
@@ -21,7 +23,7 @@ log = logging.getLogger(__name__)
 
 
 SERVER_MACHINE_FIELDS = ("code", "address", "denomination", "group", "handpay_limit")
-METERS_LPS = (f.LP_SELECTED_METERS, *f.EXTENDED_METER_LPS)
+METERS_LPS = (f.LP_SELECTED_METERS, *EXTENDED_METER_LPS)
 
 
 class ConfigError(ValueError):

@@ -22,8 +22,9 @@ import tty
 from pathlib import Path
 from typing import Any
 
+from gateway.egm.config import EgmConfig
 from gateway.egm.line import EgmLine
-from gateway.egm.machine import Egm, EgmConfig
+from gateway.egm.machine import Egm
 from gateway.servermap import MapUnavailable, fetch_map
 from gateway.transport import FdTransport
 

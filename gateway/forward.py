@@ -38,10 +38,11 @@ class Forwarder:
         rows = self.store.oldest(self.batch)
         if not rows:
             return 0
-        # Numbered again, the batch is read again: a machine's first event may have come meanwhile.
-        for _ in range(3):
-            if not self.seqs_from_server({event["machine"] for _, event in rows}):
-                break
+        # Numbered again, the batch is read again: a machine's first event may have come meanwhile, so
+        # it is checked until none of its machines is provisional (a fixed number of tries let a fourth
+        # machine through still numbered from 1). Each pass numbers at least one machine, which is then
+        # provisional no more, so this ends within the store's machines.
+        while self.seqs_from_server({event["machine"] for _, event in rows}):
             rows = self.store.oldest(self.batch)
         try:
             response = self.client.post(self.url, json={"events": [event for _, event in rows]})

@@ -49,7 +49,7 @@ class EventStore:
         self, machine: str, events: list[dict[str, Any]], kept: tuple[str, bytes] | None = None
     ) -> list[int]:
         """Number and keep the events in one transaction, with `kept`: the SAS answer (kind, bytes) they
-        come from (gateway/host.py MachineHost.on_exception says why)."""
+        come from (gateway/host_polls.py HostPolls.on_exception says why)."""
         with self._kept_with(machine, kept):
             row = self.db.execute("SELECT seq FROM machine_seq WHERE machine = ?", (machine,)).fetchone()
             last = row[0] if row else 0
@@ -150,7 +150,7 @@ class EventStore:
             row = self.db.execute("SELECT credits FROM open_game WHERE machine = ?", (machine,)).fetchone()
         return row[0] if row else None
 
-    # --- mystery awards (gateway/host.py, "legacy bonus"): kept from their arrival to the server's answer
+    # --- mystery awards (gateway/host_awards.py): kept from their arrival to the server's answer
 
     def award_add(self, machine: str, award: dict[str, Any]) -> bool:
         """Keep an award the server asked for; False when it was already kept (a re-sent award)."""

@@ -6,9 +6,6 @@ class JackpotsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The table games' admin lives with them; registering it here keeps it out of the app's admin.
-        from jackpots.tables import admin  # noqa: F401
-
         hooks_register()
 
 

@@ -9,8 +9,8 @@ For each level it checks that
 - the level's current, reserve, overflow, wagered, total won and carry equal the ledger's replay, and the
   amount is not below the reset value;
 - each award row takes out exactly what its hits were paid;
-- a table prize whose hit is voided is voided everywhere (its record, every seat's part or fixed prize),
-  and the parts of a standing one among the rounds still recorded add up to it;
+- what the apps above keep of a level's prizes holds (``providers.level_audits``; tables: a table prize
+  whose hit is voided is voided everywhere, the parts of a standing one add up to it);
 - each batch's contribution row is split over its machines exactly as the largest-remainder allocation of
   the row over the raw events' wagers per machine gives (``machine_split``), and each void's correction of
   contributions over the machines' wagers since its hit;
@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db import connection, transaction
-from django.db.models import F, Q, Sum, Window
+from django.db.models import F, Window
 from django.db.models.functions import Lag
 
+from jackpots.hooks import providers
 from jackpots.models import (
     Hit,
     HitKind,
@@ -46,10 +47,9 @@ from jackpots.models import (
     ProgressiveMachine,
 )
 from jackpots.services import core
-from jackpots.services.hits import triggering_game
+from jackpots.services.hit_recording import triggering_game
 from jackpots.services.levels import snapshot_params, snapshot_state
 from jackpots.services.machine_split import PART_COLUMNS, Part, contribution_parts, void_parts
-from jackpots.tables.models import PrizeShare, TableRound, TableSeat
 from slots.models import MachineEvent, MeterDelta
 from slots.services.meters import meter_ceiling, plausibility_rule
 
@@ -116,27 +116,6 @@ def _split_audit(
         f"ledger row {entry.id}: its {len(stored)} machine rows (wagered, current, reserve, overflow, "
         f"contributed: {sums}) are not the allocation of the row over {len(expected)} machines"
     )
-
-
-def _table_prizes_audit(level: Level, bad: Callable[[str], None]) -> None:
-    standing = (
-        PrizeShare.objects.filter(level=level, hit__state=Hit.State.VOIDED)
-        .filter(Q(voided=False) | Q(seats__share_cents__gt=0))
-        .distinct()
-        .order_by("id")
-    )
-    for share in standing.select_related("hit"):
-        voided = share.hit.ref or share.hit_id
-        bad(f"shared prize {share.id}: its hit {voided} is voided, the prize or a seat's part stands")
-    fixed = TableSeat.objects.filter(round__level=level, fixed_hit__state=Hit.State.VOIDED, fixed_cents__gt=0)
-    for seat in fixed.select_related("fixed_hit").order_by("id"):
-        voided = seat.fixed_hit.ref or seat.fixed_hit_id
-        bad(f"seat {seat.id}: its fixed prize's hit {voided} is voided, the prize stands")
-    recorded = Q(seats__round__state=TableRound.State.RECORDED)
-    live = PrizeShare.objects.filter(level=level, voided=False).exclude(hit__state=Hit.State.VOIDED)
-    for share in live.annotate(parts=Sum("seats__share_cents", filter=recorded)).order_by("id"):
-        if (share.parts or 0) != share.prize_cents:
-            bad(f"shared prize {share.id}: its parts add up to {share.parts} cents, not {share.prize_cents}")
 
 
 @dataclass
@@ -260,7 +239,8 @@ def level_audit(level: Level) -> list[Discrepancy]:
     for entry in LedgerEntry.objects.filter(level=level).order_by("id"):
         replay.entry_apply(entry)
     replay.totals_check(level)
-    _table_prizes_audit(level, bad)
+    for audit in providers.level_audits:
+        audit(level, bad)
     if level.current_mc < level.reset_mc:
         bad(f"current {level.current_mc} mc is below the reset value {level.reset_mc} mc")
     found.extend(trigger_audit(level))

@@ -12,8 +12,8 @@ from django.db.models import F, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from common.money import cents_eur, mc_eur
+from jackpots.hooks import first_answer, levels_shown_elsewhere, places_of, providers
 from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
-from jackpots.tables.models import Table, TableSeat
 from slots.models import MachineEvent, SlotMachine
 
 
@@ -43,12 +43,7 @@ def progressive_venues(progressive_ids: list[int]) -> dict[int, list[str]]:
         .values_list("progressive_id", "machine__room__venue__code")
         .distinct()
     )
-    pairs |= set(
-        Table.objects.filter(progressive_id__in=progressive_ids)
-        .order_by()
-        .values_list("progressive_id", "venue__code")
-        .distinct()
-    )
+    pairs |= {(place.progressive_id, place.venue_code) for place in places_of(progressive_ids)}
     venues: dict[int, list[str]] = {}
     for progressive_id, code in sorted(pairs):
         venues.setdefault(progressive_id, []).append(code)
@@ -61,8 +56,10 @@ def progressives_at(venue) -> QuerySet[Progressive]:
     with no machine and no table yet is at every venue (it still owes its amount somewhere)."""
     if venue is None:
         return Progressive.objects.all()
-    placed = Q(members__machine__room__venue=venue) | Q(tables__venue=venue)
-    unplaced = Q(members__isnull=True, tables__isnull=True)
+    places = places_of(None)
+    here = [place.progressive_id for place in places if place.venue_id == venue.pk]
+    placed = Q(members__machine__room__venue=venue) | Q(id__in=here)
+    unplaced = Q(members__isnull=True) & ~Q(id__in=[place.progressive_id for place in places])
     return Progressive.objects.filter(placed | unplaced).distinct()
 
 
@@ -73,8 +70,17 @@ def progressive_venue_id(progressive_id: int) -> int | None:
         ProgressiveMachine.objects.filter(progressive_id=progressive_id).values_list(
             "machine__room__venue_id", flat=True
         )
-    ) | set(Table.objects.filter(progressive_id=progressive_id).values_list("venue_id", flat=True))
+    ) | {place.venue_id for place in places_of([progressive_id])}
     return venues.pop() if len(venues) == 1 else None
+
+
+def levels_show_elsewhere(levels: list[Level]) -> None:
+    """Sets the amount and value sequence of the levels whose pool is kept elsewhere to what was heard from
+    there (``providers.levels_shown_elsewhere``), on these instances only, for showing: never saved."""
+    shown = levels_shown_elsewhere([level.id for level in levels]) if levels else {}
+    for level in levels:
+        if level.id in shown:
+            level.current_mc, level.seq = shown[level.id]
 
 
 def levels_shown(progressive: Progressive) -> list[Level]:
@@ -100,8 +106,8 @@ def hit_place(hit: Hit) -> str | None:
     prize, the code of the table whose round won it first."""
     if hit.machine_id is not None:
         return hit.machine.asset_number
-    seat = TableSeat.objects.filter(share__hit=hit).select_related("round__table").order_by("id").first()
-    return seat.round.table.code if seat is not None else None
+    place = first_answer(providers.hit_place, hit)
+    return place.code if place is not None else None
 
 
 # From the engine's queue, a handful of rows when the engine keeps up: no index of the events table names
@@ -142,8 +148,8 @@ def progressive_links(progressive_ids: list[int], *, now: datetime | None = None
     """Link state per progressive (rule 5, NJ 13:69E-1.39B), the one answer the API and the signs give:
     down when the engine has left one of its pending events unapplied for LINK_STALE_AFTER_SECONDS, or
     when none of its members is up: an enabled machine in service or an active table (a table has no
-    connection state of its own; it posts whole rounds, each applied at once). Two queries for any number
-    of progressives."""
+    connection state of its own; it posts whole rounds, each applied at once: ``providers.progressives_up``).
+    A query per kind of member and one for the stale events, for any number of progressives."""
     if not progressive_ids:
         return {}
     cutoff = (now or timezone.now()) - timedelta(seconds=settings.LINK_STALE_AFTER_SECONDS)
@@ -156,13 +162,12 @@ def progressive_links(progressive_ids: list[int], *, now: datetime | None = None
         .order_by()
         .values_list("progressive_id", flat=True)
     )
-    tables_up = (
-        Table.objects.filter(progressive_id__in=progressive_ids, active=True)
-        .order_by()
-        .values_list("progressive_id", flat=True)
-    )
-    online = set(machines_up.union(tables_up))
+    online = set(machines_up)
+    for provide in providers.progressives_up:
+        online |= provide(progressive_ids)
     stale = _progressives_with_stale_events(progressive_ids, cutoff)
+    for provide in providers.progressives_down:
+        stale |= provide(progressive_ids)
     return {pid: LINK_UP if pid in online and pid not in stale else LINK_DOWN for pid in progressive_ids}
 
 
@@ -171,6 +176,7 @@ def progressives_public(progressives: Iterable[Progressive]) -> list[dict]:
     gateways' snapshot and the signs show. A fixed number of queries for any number of progressives."""
     progressives = list(progressives)
     ids = [p.id for p in progressives]
+    levels_show_elsewhere([level for p in progressives for level in p.levels.all()])
     links, venues = progressive_links(ids), progressive_venues(ids)
     last_ids = [level.last_hit_id for p in progressives for level in p.levels.all() if level.last_hit_id]
     last_hits = Hit.objects.filter(id__in=last_ids).select_related("machine").in_bulk()

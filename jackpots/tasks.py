@@ -12,11 +12,3 @@ def contributions_apply_task() -> int:
     """Applies pending game and jackpot events to the levels (after each ingest, and every second), waiting
     for those still inside their settle window."""
     return contributions_apply_settling()
-
-
-@shared_task
-def declarations_lapse_task() -> int:
-    """Records the lapse of the table declarations whose window has passed, so their signs hear of it."""
-    from jackpots.tables.services.declarations import declarations_lapse
-
-    return declarations_lapse()

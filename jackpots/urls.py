@@ -3,10 +3,8 @@ from __future__ import annotations
 from django.urls import path
 
 from jackpots.apis import JackpotDetailApi, JackpotListApi
-from jackpots.gateway.apis import GatewayConfigApi
 
 urlpatterns = [
-    path("gateway/config", GatewayConfigApi.as_view(), name="gateway-config"),
     path("jackpots", JackpotListApi.as_view(), name="jackpots-list"),
     path("jackpots/<str:progressive_id>", JackpotDetailApi.as_view(), name="jackpots-detail"),
 ]

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from unittest import mock
 
 import pytest
+from _pytest.nodeid import coerce_node_id
 from django.conf import settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.test.utils import override_settings
@@ -14,10 +15,15 @@ from django.test.utils import override_settings
 pytest_plugins = ["tests.staff_fixtures"]
 
 
+# tryfirst: pytest-xdist's worker reads the xdist_group marks in its own collection hook (it appends the
+# group to each test's id, which is what --dist loadgroup schedules by), so they must be set before it.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that need the real services are skipped on the embedded default (CI fails on any skip).
     Under pytest-xdist, the tests that share a module- or package-scoped fixture go to one worker."""
-    if config.getoption("dist", "no") == "loadgroup":
+    # In a worker --dist reads "no": xdist tells it loadgroup as option.loadgroup. Reading --dist alone, no
+    # worker ever marked a group, and every shared stack was started once on each worker.
+    if config.getoption("dist", "no") == "loadgroup" or getattr(config.option, "loadgroup", False):
         shared_fixture_groups(items)
     skip_pg = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL")
     skip_redis = pytest.mark.skip(reason="needs Redis: set REDIS_URL")
@@ -49,9 +55,19 @@ def shared_fixture_groups(items: list[pytest.Item]) -> None:
         }
         # A package's fixture is shared by its modules; a module's, wherever defined, by the module's tests.
         if "package" in scopes:
-            item.add_marker(pytest.mark.xdist_group(f"package:{scopes['package']}"))
+            _group(item, f"package:{scopes['package']}")
         elif "module" in scopes:
-            item.add_marker(pytest.mark.xdist_group(f"module:{item.nodeid.split('::')[0]}"))
+            _group(item, f"module:{item.nodeid.split('::')[0]}")
+
+
+def _group(item: pytest.Item, name: str) -> None:
+    """Marks ``item`` with its xdist_group and gives it the id xdist's loadgroup schedules by
+    ("<id>@<group>"). pytest-xdist 3.8 writes that id to ``item._nodeid``, which pytest 9 no longer reads
+    (its id is ``item._id``): without this every group was scattered, and each shared stack started once
+    on every worker (the fault tests' services, the gateway's end-to-end floor, the browsers' seeds)."""
+    item.add_marker(pytest.mark.xdist_group(name))
+    if hasattr(item, "_id") and "@" not in item.nodeid:
+        item._id = coerce_node_id(f"{item.nodeid}@{name}")
 
 
 def flush_by_delete_sql(original):

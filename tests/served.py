@@ -9,6 +9,7 @@ import re
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,14 @@ def dockerfile_command_and_env() -> tuple[list[str], dict[str, str]]:
 @pytest.fixture
 def dockerfile_server(transactional_db, tmp_path: Path) -> Iterator[str]:
     """The server's URL; what the test writes to the database is committed, so the server sees it."""
+    with dockerfile_served(tmp_path) as url:
+        yield url
+
+
+@contextmanager
+def dockerfile_served(log_dir: Path) -> Iterator[str]:
+    """uvicorn as the Dockerfile starts it, serving the test database, for as long as the block lasts (a
+    module's tests that only read share one: tests/workspace/test_floor_socket_path.py)."""
     command, image_env = dockerfile_command_and_env()
     port = free_port()
     args = [str(BIN / command[0]), *command[1:]]
@@ -44,7 +53,7 @@ def dockerfile_server(transactional_db, tmp_path: Path) -> Iterator[str]:
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "DATABASE_POOL_SIZE": "0",
     }
-    log_path = tmp_path / "uvicorn.log"
+    log_path = log_dir / "uvicorn.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"

@@ -21,7 +21,7 @@ from common.credentials import credential_issue, screen_token_issue
 from jackpots.models import Level
 from slots.models import MachineKey
 from tests.factories import SignageScreenFactory, SlotMachineFactory
-from tests.jackpots.tables.factories import body, seat, tables_ready
+from tests.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 
@@ -318,15 +318,15 @@ STAFF_PATHS = [
     *[f"/floor/{junk}/" for junk in JUNK],
     *[f"/floor/NOG/{junk}/" for junk in JUNK],
     *[f"/admin/slots/slotmachine/{junk}/change/" for junk in JUNK],
-    *[f"/admin/jackpots/paytable/{junk}/stage/" for junk in JUNK],
-    *[f"/admin/jackpots/tablekey/{junk}/change/" for junk in JUNK],
+    *[f"/admin/tables/paytable/{junk}/stage/" for junk in JUNK],
+    *[f"/admin/tables/tablekey/{junk}/change/" for junk in JUNK],
     "/admin/slots/slotmachine/?q=%00",
     "/admin/slots/slotmachine/?room__id__exact=%00",
     "/admin/slots/slotmachine/?o=%00",
     "/admin/slots/slotmachine/?p=99999999999999999999999",
-    "/admin/jackpots/tablekey/?q=%00&state=%00",
-    "/admin/jackpots/tableround/?at__year=99999999999999999999999",
-    "/admin/jackpots/tableround/?at__year=9999&at__month=12&at__day=31",
+    "/admin/tables/tablekey/?q=%00&state=%00",
+    "/admin/tables/tableround/?at__year=99999999999999999999999",
+    "/admin/tables/tableround/?at__year=9999&at__month=12&at__day=31",
     "/admin/jackpots/hit/?at__year=99999999999999999999999",
     "/admin/slots/machinekey/?created_at__year=9999&created_at__month=12&created_at__day=31",
     "/floor/reports/games/?venue=%00&start=0001-01-01&end=9999-12-31",

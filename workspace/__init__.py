@@ -1,5 +1,5 @@
-"""The top floor: what staff use.
+"""What staff use.
 
-The hits desk, the live floor map, progressives, reports, day close, inventory, sign previews, the floor
-simulator, health. May import every app below it; none imports it.
+The hits desk, the live floor map, progressives, reports, day close, inventory, sign previews, health.
+May import every app below it; only the demo (demo/) imports it.
 """

@@ -80,7 +80,7 @@ class HitSlip(AppendOnlyModel):
     )
     # A winner's part of a shared table prize has a slip of its own (``hit`` is then its prize's hit).
     part = models.ForeignKey(
-        "jackpots.PrizePart",
+        "tables.PrizePart",
         on_delete=models.PROTECT,
         null=True,
         blank=True,
@@ -137,7 +137,7 @@ class SlipReprint(AppendOnlyModel):
 class DayClose(AppendOnlyModel):
     """A venue's business day as a manager signed it off: the reconciliation lines frozen as they were
     signed (``lines``) and the progressive register as it was shown (``register``, one
-    ``jackpots.register.RegisterRow`` per level), never changed afterwards."""
+    ``workspace.dayclose.register.RegisterRow`` per level), never changed afterwards."""
 
     venue = models.ForeignKey(
         "floor.Venue", on_delete=models.PROTECT, related_name="+", verbose_name=_("venue")

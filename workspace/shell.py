@@ -1,6 +1,6 @@
-"""What every workspace page shows around its content: the venue switcher, the person, the language and the
-navigation. A context processor gives it to every page (lazily: a page that does not draw the shell, the
-admin's, pays nothing); the venue chosen stays in the session until another is chosen."""
+"""What every workspace page shows around its content: the venue switcher, the person, the language, the
+manual and the navigation. A context processor gives it to every page (lazily: a page that does not draw
+the shell, the admin's, pays nothing); the venue chosen stays in the session until another is chosen."""
 
 from __future__ import annotations
 
@@ -56,6 +56,7 @@ class Shell:
     nav: list[NavItem]
     section: str
     languages: list[tuple[str, str]]
+    manual_url: str
 
 
 def venue_current(request: HttpRequest) -> Venue | None:
@@ -82,7 +83,7 @@ def _nav(request: HttpRequest, venue: Venue | None) -> list[NavItem]:
     if user.has_perm(VIEW_PROPOSALS):
         items.append(NavItem("approvals", _("Approvals"), reverse("workspace:approvals")))
     items.append(NavItem("signs", _("Signs"), reverse("workspace:signs")))
-    if user.has_perm("jackpots.view_tabledeclaration"):
+    if user.has_perm("tables.view_tabledeclaration"):
         items.append(NavItem("declarations", _("Declarations"), reverse("workspace:declarations")))
     if user.has_perm(VIEW_REPORTS):
         items.append(NavItem("reports", _("Reports"), reverse("workspace:reports")))
@@ -105,6 +106,7 @@ def _shell(request: HttpRequest) -> Shell:
         nav=_nav(request, venue),
         section=_section(request),
         languages=list(settings.LANGUAGES),
+        manual_url=settings.MANUAL_URL,
     )
 
 

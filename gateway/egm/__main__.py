@@ -15,8 +15,9 @@ import tomllib
 import tty
 from collections.abc import Callable
 
+from gateway.egm.config import EgmConfig
 from gateway.egm.line import EgmLine
-from gateway.egm.machine import Egm, EgmConfig
+from gateway.egm.machine import Egm
 from gateway.transport import FdTransport, SerialTransport, Transport
 
 

@@ -1,7 +1,8 @@
 """A SAS slot machine's state: meters, games, exceptions, progressives, handpays, legacy bonuses.
 
 Driven by `tick(now)` for the passage of time and by `answer(frame, now)` for each host frame; it
-answers only with frames built by gateway/sas/frames.py, the same bytes a real machine would send.
+answers only with frames built by gateway/sas/frames.py and gateway/sas/meters.py, the same bytes a real
+machine would send. What it is (its configuration, its meters) is in gateway/egm/config.py.
 """
 
 from __future__ import annotations
@@ -9,26 +10,25 @@ from __future__ import annotations
 import random
 import threading
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from gateway.sas import frames as f
-
-# SAS Table C-7 meter codes the emulator keeps, all in credits.
-COIN_IN, COIN_OUT, JACKPOT, HANDPAID, GAMES_PLAYED, GAMES_WON = 0x00, 0x01, 0x02, 0x03, 0x05, 0x06
-BILLS_IN, TICKET_IN, TICKET_OUT = 0x0B, 0x15, 0x16
-MACHINE_PAID_PROG, ATTENDANT_PAID_PROG = 0x1D, 0x20
-METERS = (
+from gateway.egm.config import (
+    ATTENDANT_PAID_PROG,
     COIN_IN,
     COIN_OUT,
-    JACKPOT,
-    HANDPAID,
     GAMES_PLAYED,
     GAMES_WON,
-    BILLS_IN,
-    TICKET_IN,
-    TICKET_OUT,
+    JACKPOT,
     MACHINE_PAID_PROG,
-    ATTENDANT_PAID_PROG,
+    METERS,
+    EgmConfig,
+)
+from gateway.sas import frames as f
+from gateway.sas.meters import (
+    decode_extended_meters_request,
+    decode_selected_meters_request,
+    extended_meters,
+    selected_meters,
 )
 
 QUEUE_SIZE = 20  # SAS 6.02 §2.2.1: at least 20 exceptions, the oldest lost on overrun
@@ -41,33 +41,6 @@ FINAL_NACK = 2
 LINK_DOWN_AFTER = 5.0  # no frame for 5 s: the link is down, an unacknowledged answer counts as NACKed
 NOTHING = f.ExceptionReport(0)
 OVERFLOW = f.ExceptionReport(0x70)
-
-
-@dataclass
-class EgmConfig:
-    address: int
-    denomination: int = 1  # cents per credit
-    games_per_minute: float = 0.0  # 0: games only on command; else the mean rate, start to start
-    # Seconds from the press (7E, the wager on coin in) to the reels' stop (7F, the win on the meters): a
-    # video slot's game cycle is about 3 s, so a real machine's 7E has left its queue long before its 7F
-    # is raised. 0: the game ends as it starts (7E and 7F together), for tests that want instant games.
-    spin: float = 3.0
-    bet_mix: list[tuple[int, float]] = field(default_factory=lambda: [(1, 1.0)])  # (credits, weight)
-    pays: list[tuple[int, float]] = field(default_factory=lambda: [(0, 0.7), (1, 0.2), (5, 0.1)])
-    group: int = 0
-    levels: list[int] = field(default_factory=list)  # SAS levels of its progressive group
-    hit_chance: float = 0.0  # chance per game reported in real time of a progressive hit, random level
-    # What a game must be to win a level, as the server's map says (a win it reports otherwise is refused):
-    max_bet_levels: list[int] = field(default_factory=list)  # won only on the largest bet of bet_mix
-    min_wager: dict[int, int] = field(default_factory=dict)  # level -> cents wagered at least
-    mystery_levels: list[int] = field(default_factory=list)  # drawn by the server, never hit here
-    handpay_limit: int = 120_000  # cents
-    seed: int = 0
-    # How this machine reads SAS 6.02 where the standard leaves a choice (README "Link layer"):
-    meter_size: int = 0  # LP 2F meter size: 0 each meter's Table C-7 minimum; 5 five bytes at least
-    rte_preempts: bool = False  # in real-time mode a queued event answers any long poll in its place
-    # A general poll with nothing to report in real-time mode: "00", "silent" (§12.6) or "ff00" (addr FF 00)
-    rte_idle: str = "00"
 
 
 @dataclass
@@ -440,19 +413,19 @@ class Egm:
         return f.handpay_info(self.address, hp.info)
 
     def _lp_selected_meters(self, frame: bytes, now: float) -> bytes | None:
-        game, codes = f.decode_selected_meters_request(frame, self.address)
+        game, codes = decode_selected_meters_request(frame, self.address)
         if game != 0:
             return None  # a single-game machine ignores polls for other games
         meters = {c: self.meters[c] for c in codes if c in self.meters}
-        return f.selected_meters(self.address, meters, size=self.config.meter_size)
+        return selected_meters(self.address, meters, size=self.config.meter_size)
 
     def _lp_extended_meters(self, frame: bytes, now: float) -> bytes | None:
         command = frame[1]
-        game, codes = f.decode_extended_meters_request(frame, self.address, command)
+        game, codes = decode_extended_meters_request(frame, self.address, command)
         if game != 0:
             return None
         # A meter this machine does not keep is answered with size 0, as SAS asks, not left out.
-        return f.extended_meters(self.address, {c: self.meters.get(c) for c in codes}, command=command)
+        return extended_meters(self.address, {c: self.meters.get(c) for c in codes}, command=command)
 
     def _lp_broadcast(self, frame: bytes, now: float) -> bytes:
         decode = f.decode_single_broadcast if frame[1] == f.LP_SINGLE_BROADCAST else f.decode_multi_broadcast

@@ -31,11 +31,6 @@ LP_LEGACY_BONUS_WIN = 0x90
 LP_HANDPAY_RESET = 0x94
 LP_LEGACY_BONUS_METERS = 0x9A
 
-# SAS 6.02 Table C-7 gives each meter's MINIMUM size in BCD bytes: 4 for most, 5 for 000D-0010 (the ticket
-# meters in cents). A machine may use more (5 where 4 is the minimum): LP 2F's length byte tells.
-METER_MIN_SIZE = {0x0D: 5, 0x0E: 5, 0x0F: 5, 0x10: 5}
-DEFAULT_METER_MIN_SIZE = 4
-
 
 class FrameError(ValueError):
     """A frame with a wrong CRC, length, command or BCD field: the receiver treats it as not received."""
@@ -50,7 +45,7 @@ def _check(frame: bytes, address: int, command: int, length: int | None = None) 
         raise FrameError(f"LP {command:02X}: bad CRC")
 
 
-def _variable_body(frame: bytes, address: int, command: int) -> bytes:
+def variable_body(frame: bytes, address: int, command: int) -> bytes:
     """The bytes after a length byte, once the length and CRC agree."""
     if len(frame) < 5 or frame[2] != len(frame) - 5:
         raise FrameError(f"LP {command:02X}: length byte disagrees with the frame")
@@ -58,7 +53,7 @@ def _variable_body(frame: bytes, address: int, command: int) -> bytes:
     return frame[3:-2]
 
 
-def _decimal(data: bytes) -> int:
+def bcd_decimal(data: bytes) -> int:
     try:
         return from_bcd(data)
     except ValueError as exc:
@@ -129,7 +124,7 @@ def game_started_data(event: GameStarted) -> bytes:
 
 
 def decode_game_started(data: bytes) -> GameStarted:
-    return GameStarted(_decimal(data[0:2]), _decimal(data[2:6]), data[6], data[7])
+    return GameStarted(bcd_decimal(data[0:2]), bcd_decimal(data[2:6]), data[6], data[7])
 
 
 def game_ended_data(win_credits: int) -> bytes:
@@ -137,7 +132,7 @@ def game_ended_data(win_credits: int) -> bytes:
 
 
 def decode_game_ended(data: bytes) -> int:
-    return _decimal(data)
+    return bcd_decimal(data)
 
 
 # --- acknowledgements ------------------------------------------------------------------------
@@ -200,163 +195,7 @@ def handpay_info(address: int, info: HandpayInfo) -> bytes:
 
 def decode_handpay_info(frame: bytes, address: int) -> HandpayInfo:
     _check(frame, address, LP_HANDPAY_INFO, 24)
-    return HandpayInfo(frame[2], frame[3], _decimal(frame[4:9]), _decimal(frame[9:11]), frame[11])
-
-
-# --- LP 2F selected meters for game N --------------------------------------------------------------
-
-
-def selected_meters_request(address: int, codes: list[int], game: int = 0) -> bytes:
-    if not 1 <= len(codes) <= 10:
-        raise FrameError("LP 2F asks for 1 to 10 meters")
-    body = to_bcd(game, 2) + bytes(codes)
-    return with_crc(bytes([address, LP_SELECTED_METERS, len(body)]) + body)
-
-
-def decode_selected_meters_request(frame: bytes, address: int) -> tuple[int, list[int]]:
-    body = _variable_body(frame, address, LP_SELECTED_METERS)
-    return _decimal(body[:2]), list(body[2:])
-
-
-def meter_size(code: int, size: int = 0) -> int:
-    """A meter's size in BCD bytes: its Table C-7 minimum, or `size` where that is larger."""
-    return max(METER_MIN_SIZE.get(code, DEFAULT_METER_MIN_SIZE), size)
-
-
-def selected_meters(address: int, meters: dict[int, int], game: int = 0, size: int = 0) -> bytes:
-    """`size` 0: each meter at its Table C-7 minimum; 5: five bytes where the minimum is 4."""
-    body = to_bcd(game, 2)
-    for code, value in meters.items():
-        width = meter_size(code, size)
-        # A meter rolls over at its width, as on the machine's own display.
-        body += bytes([code]) + to_bcd(value % 10 ** (2 * width), width)
-    return with_crc(bytes([address, LP_SELECTED_METERS, len(body)]) + body)
-
-
-def decode_selected_meters(
-    frame: bytes, address: int, codes: list[int] | None = None
-) -> tuple[int, dict[int, int]]:
-    """The meters of a 2F answer, each of its minimum size or more, as the length byte allows.
-
-    A meter's size is not in the answer. A machine uses one rule for all its meters, so each is read at
-    its Table C-7 minimum, else each at no less than 5 bytes, 6, ... up to MAX_METER_SIZE; failing all,
-    and with the codes asked known, each at its minimum or 5 (a mix). A reading must use the whole
-    answer, every meter code one asked for (`codes`, in the order asked; a machine leaves out those it
-    does not have), every value BCD.
-    """
-    body = _variable_body(frame, address, LP_SELECTED_METERS)
-    if len(body) < 2:
-        raise FrameError("LP 2F: no game number")
-    rules = [range(floor, floor + 1) for floor in (0, *range(5, MAX_METER_SIZE + 1))]
-    mixed = [range(6)] if codes is not None else []  # at most 2**10 readings: 10 meters asked at most
-    for floors in [*rules, *mixed]:
-        meters = _meters_from(body[2:], codes, 0, floors)
-        if meters is not None:
-            return _decimal(body[:2]), meters
-    raise FrameError(f"LP 2F: meters do not parse at any size: {body[2:].hex()}")
-
-
-def _meters_from(rest: bytes, codes: list[int] | None, start: int, floors: range) -> dict[int, int] | None:
-    """Meters of `rest` read from the asked-for codes[start:] (any code when not given), each at
-    meter_size(code, floor) for a floor in `floors`; None: no such reading."""
-    if not rest:
-        return {}
-    code = rest[0]
-    if codes is not None:
-        if code not in codes[start:]:
-            return None
-        start = codes.index(code, start)
-    for size in sorted({meter_size(code, floor) for floor in floors}):
-        value = _bcd_or_none(rest[1 : 1 + size]) if len(rest) > size else None
-        if value is None:
-            continue
-        tail = _meters_from(rest[1 + size :], codes, start + 1, floors)
-        if tail is not None:
-            return {code: value, **tail}
-    return None
-
-
-def _bcd_or_none(data: bytes) -> int | None:
-    try:
-        return from_bcd(data)
-    except ValueError:
-        return None
-
-
-# --- LP 6F / AF extended meters for game N ---------------------------------------------------------------
-
-EXTENDED_METER_LPS = (LP_EXTENDED_METERS, LP_EXTENDED_METERS_ALT)
-MAX_EXTENDED_METERS = 12  # the request's length byte is 04-1A: game number + 12 two-byte codes
-MAX_METER_SIZE = 9  # a meter value is 0-9 BCD bytes; 0 means "not supported by this machine"
-
-
-def _extended_command(command: int) -> None:
-    if command not in EXTENDED_METER_LPS:
-        raise FrameError(f"LP {command:02X} is not an extended meters poll")
-
-
-def extended_meters_request(
-    address: int, codes: list[int], game: int = 0, command: int = LP_EXTENDED_METERS
-) -> bytes:
-    """6F and AF share one layout: game 2 BCD, then each meter code in 2 bytes, binary LSB first."""
-    _extended_command(command)
-    if not 1 <= len(codes) <= MAX_EXTENDED_METERS:
-        raise FrameError(f"LP {command:02X} asks for 1 to {MAX_EXTENDED_METERS} meters")
-    body = to_bcd(game, 2) + b"".join(code.to_bytes(2, "little") for code in codes)
-    return with_crc(bytes([address, command, len(body)]) + body)
-
-
-def decode_extended_meters_request(
-    frame: bytes, address: int, command: int = LP_EXTENDED_METERS
-) -> tuple[int, list[int]]:
-    body = _variable_body(frame, address, command)
-    codes = body[2:]
-    if len(body) < 4 or len(codes) % 2 or len(codes) > 2 * MAX_EXTENDED_METERS:
-        raise FrameError(f"LP {command:02X}: meter codes are 2 bytes each, 1 to {MAX_EXTENDED_METERS}")
-    return _decimal(body[:2]), [int.from_bytes(codes[i : i + 2], "little") for i in range(0, len(codes), 2)]
-
-
-def extended_meters(
-    address: int,
-    meters: dict[int, int | None],
-    game: int = 0,
-    command: int = LP_EXTENDED_METERS,
-) -> bytes:
-    """Per meter: code 2 (LSB first), size 1, value `size` BCD; None (not supported) is sent as size 0.
-
-    The size is the Table C-7 minimum the selected-meters answer uses, so a meter reads the same by 2F
-    and by 6F/AF.
-    """
-    _extended_command(command)
-    body = to_bcd(game, 2)
-    for code, value in meters.items():
-        body += code.to_bytes(2, "little")
-        if value is None:
-            body += bytes([0])
-            continue
-        width = meter_size(code)
-        body += bytes([width]) + to_bcd(value % 10 ** (2 * width), width)
-    return with_crc(bytes([address, command, len(body)]) + body)
-
-
-def decode_extended_meters(
-    frame: bytes, address: int, command: int = LP_EXTENDED_METERS
-) -> tuple[int, dict[int, int]]:
-    """Meters the machine reported, of any size 1-9; the ones it does not support (size 0) left out."""
-    body = _variable_body(frame, address, command)
-    if len(body) < 2:
-        raise FrameError(f"LP {command:02X}: no game number")
-    game, rest, meters = _decimal(body[:2]), body[2:], {}
-    while rest:
-        if len(rest) < 3:
-            raise FrameError(f"LP {command:02X}: truncated meter header")
-        code, size = int.from_bytes(rest[:2], "little"), rest[2]
-        if size > MAX_METER_SIZE or len(rest) < 3 + size:
-            raise FrameError(f"LP {command:02X}: meter {code:04X} of {size} bytes does not fit")
-        if size:
-            meters[code] = _decimal(rest[3 : 3 + size])
-        rest = rest[3 + size :]
-    return game, meters
+    return HandpayInfo(frame[2], frame[3], bcd_decimal(frame[4:9]), bcd_decimal(frame[9:11]), frame[11])
 
 
 # --- LP 80 / 86 progressive broadcasts -----------------------------------------------------------
@@ -368,7 +207,7 @@ def single_broadcast(group: int, level: int, amount: int, address: int = GLOBAL_
 
 def decode_single_broadcast(frame: bytes, address: int = GLOBAL_ADDRESS) -> tuple[int, dict[int, int]]:
     _check(frame, address, LP_SINGLE_BROADCAST, 11)
-    return frame[2], {frame[3]: _decimal(frame[4:9])}
+    return frame[2], {frame[3]: bcd_decimal(frame[4:9])}
 
 
 def multi_broadcast(group: int, levels: dict[int, int], address: int = GLOBAL_ADDRESS) -> bytes:
@@ -379,10 +218,10 @@ def multi_broadcast(group: int, levels: dict[int, int], address: int = GLOBAL_AD
 
 
 def decode_multi_broadcast(frame: bytes, address: int = GLOBAL_ADDRESS) -> tuple[int, dict[int, int]]:
-    body = _variable_body(frame, address, LP_MULTI_BROADCAST)
+    body = variable_body(frame, address, LP_MULTI_BROADCAST)
     if (len(body) - 1) % 6:
         raise FrameError("LP 86: level entries are 6 bytes")
-    return body[0], {body[i]: _decimal(body[i + 1 : i + 6]) for i in range(1, len(body), 6)}
+    return body[0], {body[i]: bcd_decimal(body[i + 1 : i + 6]) for i in range(1, len(body), 6)}
 
 
 # --- LP 84 / 85 / 87 progressive wins -------------------------------------------------------------
@@ -404,7 +243,7 @@ def decode_progressive_win(
     frame: bytes, address: int, command: int = LP_SAS_PROGRESSIVE_WIN
 ) -> ProgressiveWin:
     _check(frame, address, command, 11)
-    return ProgressiveWin(frame[2], frame[3], _decimal(frame[4:9]))
+    return ProgressiveWin(frame[2], frame[3], bcd_decimal(frame[4:9]))
 
 
 @dataclass(frozen=True)
@@ -420,11 +259,11 @@ def multi_progressive_wins(address: int, wins: ProgressiveWins) -> bytes:
 
 
 def decode_multi_progressive_wins(frame: bytes, address: int) -> ProgressiveWins:
-    body = _variable_body(frame, address, LP_MULTI_PROGRESSIVE_WINS)
+    body = variable_body(frame, address, LP_MULTI_PROGRESSIVE_WINS)
     if len(body) < 2 or len(body) != 2 + 6 * body[1]:
         raise FrameError("LP 87: count disagrees with the entries")
     return ProgressiveWins(
-        body[0], [(body[i], _decimal(body[i + 1 : i + 6])) for i in range(2, len(body), 6)]
+        body[0], [(body[i], bcd_decimal(body[i + 1 : i + 6])) for i in range(2, len(body), 6)]
     )
 
 
@@ -437,7 +276,7 @@ def legacy_bonus(address: int, credits: int, tax_status: int = 0) -> bytes:
 
 def decode_legacy_bonus(frame: bytes, address: int) -> tuple[int, int]:
     _check(frame, address, LP_LEGACY_BONUS, 9)
-    return _decimal(frame[2:6]), frame[6]
+    return bcd_decimal(frame[2:6]), frame[6]
 
 
 @dataclass(frozen=True)
@@ -461,7 +300,7 @@ def legacy_bonus_win_data(win: LegacyBonusWin) -> bytes:
 def decode_legacy_bonus_win_data(data: bytes) -> LegacyBonusWin:
     if len(data) != 10:
         raise FrameError("legacy bonus win: 10 bytes")
-    return LegacyBonusWin(data[0], _decimal(data[1:5]), data[5], _decimal(data[6:10]))
+    return LegacyBonusWin(data[0], bcd_decimal(data[1:5]), data[5], bcd_decimal(data[6:10]))
 
 
 def legacy_bonus_win(address: int, win: LegacyBonusWin) -> bytes:
@@ -494,7 +333,7 @@ def legacy_bonus_meters_request(address: int, game: int = 0) -> bytes:
 
 def decode_legacy_bonus_meters_request(frame: bytes, address: int) -> int:
     _check(frame, address, LP_LEGACY_BONUS_METERS, 6)
-    return _decimal(frame[2:4])
+    return bcd_decimal(frame[2:4])
 
 
 def legacy_bonus_meters(address: int, meters: LegacyBonusMeters) -> bytes:
@@ -506,7 +345,7 @@ def legacy_bonus_meters(address: int, meters: LegacyBonusMeters) -> bytes:
 
 def decode_legacy_bonus_meters(frame: bytes, address: int) -> LegacyBonusMeters:
     _check(frame, address, LP_LEGACY_BONUS_METERS, 18)
-    return LegacyBonusMeters(*(_decimal(frame[i : i + n]) for i, n in ((2, 2), (4, 4), (8, 4), (12, 4))))
+    return LegacyBonusMeters(*(bcd_decimal(frame[i : i + n]) for i, n in ((2, 2), (4, 4), (8, 4), (12, 4))))
 
 
 # --- LP 94 remote handpay reset --------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 from gateway.app import GatewayCallbacks
 from gateway.egm.line import EgmLine
 from gateway.egm.machine import Egm
-from gateway.host import Callbacks
+from gateway.host_io import Callbacks
 from gateway.transport import FdTransport
 
 

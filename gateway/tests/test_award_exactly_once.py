@@ -17,8 +17,10 @@ import pytest
 
 from gateway.app import GatewayChannel
 from gateway.broadcast import ProgressiveBoard
-from gateway.egm.machine import Egm, EgmConfig
-from gateway.host import MachineConfig, MachineHost
+from gateway.egm.config import EgmConfig
+from gateway.egm.machine import Egm
+from gateway.host import MachineHost
+from gateway.host_io import MachineConfig
 from gateway.link import QUIET_RESTART, LinePoller, Link
 from gateway.queue import EventStore
 from gateway.sas import frames as f

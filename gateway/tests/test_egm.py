@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from gateway.egm.line import HostFrameReader
-from gateway.egm.machine import (
+from gateway.egm.config import (
     ATTENDANT_PAID_PROG,
     COIN_IN,
     COIN_OUT,
@@ -13,10 +12,17 @@ from gateway.egm.machine import (
     GAMES_WON,
     JACKPOT,
     MACHINE_PAID_PROG,
-    Egm,
     EgmConfig,
 )
+from gateway.egm.line import HostFrameReader
+from gateway.egm.machine import Egm
 from gateway.sas import frames as f
+from gateway.sas.meters import (
+    extended_meters,
+    extended_meters_request,
+    selected_meters,
+    selected_meters_request,
+)
 
 
 def machine(**kwargs) -> Egm:
@@ -106,7 +112,7 @@ def spinning_machine(**kwargs) -> Egm:
 
 def game_meters(egm: Egm, now: float) -> bytes | None:
     """LP 2F for coin in, coin out, games played and games won, as the host reads them."""
-    return egm.answer(f.selected_meters_request(1, [COIN_IN, COIN_OUT, GAMES_PLAYED, GAMES_WON]), now)
+    return egm.answer(selected_meters_request(1, [COIN_IN, COIN_OUT, GAMES_PLAYED, GAMES_WON]), now)
 
 
 def test_a_game_raises_7e_at_the_press_and_7f_when_its_spin_ends():
@@ -117,7 +123,7 @@ def test_a_game_raises_7e_at_the_press_and_7f_when_its_spin_ends():
     started = f.rte_exception(1, 0x7E, f.game_started_data(f.GameStarted(5, 5, 0, 1)))
     assert gp(egm) == started
     assert gp(egm) == b"\x00"  # nothing more while the reels spin
-    assert game_meters(egm, 10.1) == f.selected_meters(
+    assert game_meters(egm, 10.1) == selected_meters(
         1, {COIN_IN: 5, COIN_OUT: 0, GAMES_PLAYED: 1, GAMES_WON: 0}
     )
     assert not egm.play(5)  # no new game while one is spinning
@@ -126,7 +132,7 @@ def test_a_game_raises_7e_at_the_press_and_7f_when_its_spin_ends():
     assert egm.games == []
     egm.tick(13.0)
     assert gp(egm) == f.rte_exception(1, 0x7F, f.game_ended_data(10))
-    assert game_meters(egm, 13.1) == f.selected_meters(
+    assert game_meters(egm, 13.1) == selected_meters(
         1, {COIN_IN: 5, COIN_OUT: 10, GAMES_PLAYED: 1, GAMES_WON: 1}
     )
     assert egm.games == [(5, 10)]
@@ -171,7 +177,7 @@ def test_a_game_spinning_at_power_off_ends_at_power_up_without_its_7f():
     egm.power_on(now=30.0)
     assert (egm.games, egm.spinning) == ([(5, 10)], None)
     assert drain(egm) == [0x18, 0x17]
-    assert game_meters(egm, 30.1) == f.selected_meters(
+    assert game_meters(egm, 30.1) == selected_meters(
         1, {COIN_IN: 5, COIN_OUT: 10, GAMES_PLAYED: 1, GAMES_WON: 1}
     )
     assert egm.can_play()
@@ -304,14 +310,14 @@ def test_unknown_long_poll_is_ignored_and_other_addresses_are_not_answered():
     egm = machine()
     assert egm.answer(bytes([1, 0x11]), 0) is None
     assert egm.answer(f.general_poll(2), 0) is None
-    assert egm.answer(f.selected_meters_request(1, [0], game=3), 0) is None
+    assert egm.answer(selected_meters_request(1, [0], game=3), 0) is None
 
 
 def test_reader_finds_frames_from_structure_and_timing():
     reader = HostFrameReader(gap=0.1)
-    stream = f.multi_broadcast(1, {1: 5}) + f.general_poll(1) + f.selected_meters_request(1, [0, 1])
+    stream = f.multi_broadcast(1, {1: 5}) + f.general_poll(1) + selected_meters_request(1, [0, 1])
     frames = reader.feed(stream[:7], 0.0) + reader.feed(stream[7:], 0.01)
-    assert frames == [f.multi_broadcast(1, {1: 5}), f.general_poll(1), f.selected_meters_request(1, [0, 1])]
+    assert frames == [f.multi_broadcast(1, {1: 5}), f.general_poll(1), selected_meters_request(1, [0, 1])]
     assert reader.feed(f.single_broadcast(1, 1, 5)[:4], 1.0) == []
     # the rest of that frame never came: after a pause the next frame is read from its start
     assert reader.feed(f.general_poll(1), 1.5) == [f.general_poll(1)]
@@ -324,11 +330,11 @@ def test_extended_meters_answer_every_code_asked_and_size_0_for_unknown_ones():
     egm = machine()
     egm.meters[COIN_IN] = 1234
     egm.meters[GAMES_PLAYED] = 7
-    request = f.extended_meters_request(1, [0x0000, 0x0005, 0x0042], command=f.LP_EXTENDED_METERS_ALT)
+    request = extended_meters_request(1, [0x0000, 0x0005, 0x0042], command=f.LP_EXTENDED_METERS_ALT)
     answer = egm.answer(request, 0.0)
-    assert answer == f.extended_meters(
+    assert answer == extended_meters(
         1, {0x0000: 1234, 0x0005: 7, 0x0042: None}, command=f.LP_EXTENDED_METERS_ALT
     )
     assert answer[-5:-2] == bytes.fromhex("420000")  # code 0042 LSB first, size 0, no value
-    for_game_3 = f.extended_meters_request(1, [0x0000], game=3)
+    for_game_3 = extended_meters_request(1, [0x0000], game=3)
     assert egm.answer(for_game_3, 0.0) is None  # a single-game machine ignores other games

@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
-from gateway.egm.machine import Egm, EgmConfig
-from gateway.host import MachineConfig, MachineHost
+from gateway.egm.config import EgmConfig
+from gateway.egm.machine import Egm
+from gateway.host import MachineHost
+from gateway.host_io import MachineConfig
 from gateway.link import QUIET_RESTART, LinePoller, Link
 from gateway.queue import EventStore
 from gateway.sas import frames as f

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from gateway.app import Gateway, GatewayConfig, parse_config
-from gateway.egm.machine import COIN_OUT, Egm, EgmConfig
+from gateway.egm.config import COIN_OUT, EgmConfig
+from gateway.egm.machine import Egm
 from gateway.sas import frames as f
 from gateway.tests.helpers import EGM_VARIANTS, SentMessages, wait_for
 

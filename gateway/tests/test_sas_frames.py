@@ -7,6 +7,16 @@ import pytest
 from gateway.sas import frames as f
 from gateway.sas.bcd import BcdError, from_bcd, to_bcd
 from gateway.sas.crc import crc16, crc_ok, with_crc
+from gateway.sas.meters import (
+    decode_extended_meters,
+    decode_extended_meters_request,
+    decode_selected_meters,
+    decode_selected_meters_request,
+    extended_meters,
+    extended_meters_request,
+    selected_meters,
+    selected_meters_request,
+)
 
 
 def h(text: str) -> bytes:
@@ -85,18 +95,18 @@ def test_lp86_multi_level_broadcast():
 
 
 def test_lp2f_selected_meters_request_and_answer():
-    request = f.selected_meters_request(1, [0x00, 0x01, 0x05])
+    request = selected_meters_request(1, [0x00, 0x01, 0x05])
     assert request == h("012f0500000001053aa1")
-    assert f.decode_selected_meters_request(request, 1) == (0, [0, 1, 5])
-    answer = f.selected_meters(1, {0x00: 1234, 0x05: 42})
+    assert decode_selected_meters_request(request, 1) == (0, [0, 1, 5])
+    answer = selected_meters(1, {0x00: 1234, 0x05: 42})
     # coin in and games played: 4 BCD bytes each, their minimum in SAS 6.02 Table C-7.
     assert answer == h("012f0c000000000012340500000042e15b")
-    assert f.decode_selected_meters(answer, 1) == (0, {0: 1234, 5: 42})
+    assert decode_selected_meters(answer, 1) == (0, {0: 1234, 5: 42})
 
 
 def test_lp2f_meter_rolls_over_at_its_width():
-    answer = f.selected_meters(1, {0x05: 10**8 + 7})
-    assert f.decode_selected_meters(answer, 1) == (0, {5: 7})
+    answer = selected_meters(1, {0x05: 10**8 + 7})
+    assert decode_selected_meters(answer, 1) == (0, {5: 7})
 
 
 def test_lp1b_handpay_information():
@@ -217,16 +227,16 @@ def test_crc_equals_the_nibble_algorithm_of_sas_hosts(data):
 
 @pytest.mark.parametrize("command", [0x6F, 0xAF])
 def test_extended_meters_request_carries_two_byte_codes_lsb_first(command):
-    frame = f.extended_meters_request(0x01, [0x0000, 0x0005, 0x1234], command=command)
+    frame = extended_meters_request(0x01, [0x0000, 0x0005, 0x1234], command=command)
     # address, command, length 8 (game 2 + 3 codes x 2), game 0000, codes LSB first, CRC
     assert frame[:-2] == h(f"01{command:02x}08" + "0000" + "0000" + "0500" + "3412")
     assert frame == with_crc(frame[:-2])
-    assert f.decode_extended_meters_request(frame, 0x01, command) == (0, [0x0000, 0x0005, 0x1234])
+    assert decode_extended_meters_request(frame, 0x01, command) == (0, [0x0000, 0x0005, 0x1234])
 
 
 @pytest.mark.parametrize("command", [0x6F, 0xAF])
 def test_extended_meters_answer_gives_each_meter_its_size(command):
-    frame = f.extended_meters(0x02, {0x0000: 123456, 0x0005: 42, 0x0042: None}, command=command)
+    frame = extended_meters(0x02, {0x0000: 123456, 0x0005: 42, 0x0042: None}, command=command)
     body = (
         "0000"  # game
         + "0000"
@@ -240,13 +250,13 @@ def test_extended_meters_answer_gives_each_meter_its_size(command):
     )
     assert frame[:-2] == h(f"02{command:02x}{len(body) // 2:02x}" + body)
     assert frame == with_crc(frame[:-2])
-    assert f.decode_extended_meters(frame, 0x02, command) == (0, {0x0000: 123456, 0x0005: 42})
+    assert decode_extended_meters(frame, 0x02, command) == (0, {0x0000: 123456, 0x0005: 42})
 
 
 def test_extended_meters_decoder_reads_any_size_up_to_nine():
     body = h("0000" + "0000" + "09" + "000000001234567890" + "0100" + "01" + "07")
     frame = with_crc(h("016f") + bytes([len(body)]) + body)
-    assert f.decode_extended_meters(frame, 0x01) == (0, {0x0000: 1234567890, 0x0001: 7})
+    assert decode_extended_meters(frame, 0x01) == (0, {0x0000: 1234567890, 0x0001: 7})
 
 
 @pytest.mark.parametrize(
@@ -261,24 +271,24 @@ def test_extended_meters_decoder_reads_any_size_up_to_nine():
 def test_extended_meters_decoder_refuses_malformed_answers(body, why):
     frame = with_crc(h("016f") + bytes([len(h(body))]) + h(body))
     with pytest.raises(f.FrameError):
-        f.decode_extended_meters(frame, 0x01)
+        decode_extended_meters(frame, 0x01)
 
 
 def test_extended_meters_request_bounds_and_commands():
     with pytest.raises(f.FrameError):
-        f.extended_meters_request(0x01, [])
+        extended_meters_request(0x01, [])
     with pytest.raises(f.FrameError):
-        f.extended_meters_request(0x01, list(range(13)))
+        extended_meters_request(0x01, list(range(13)))
     with pytest.raises(f.FrameError):
-        f.extended_meters_request(0x01, [0], command=0x2F)
+        extended_meters_request(0x01, [0], command=0x2F)
     odd = with_crc(h("016f03000000"))  # game plus half a meter code
     with pytest.raises(f.FrameError):
-        f.decode_extended_meters_request(odd, 0x01)
-    assert len(f.extended_meters_request(0x01, list(range(12)))) == 2 + 1 + 2 + 24 + 2
+        decode_extended_meters_request(odd, 0x01)
+    assert len(extended_meters_request(0x01, list(range(12)))) == 2 + 1 + 2 + 24 + 2
 
 
 def test_extended_meters_frame_lengths_come_from_the_length_byte():
-    request = f.extended_meters_request(0x05, [0, 1, 2], command=0xAF)
+    request = extended_meters_request(0x05, [0, 1, 2], command=0xAF)
     assert f.frame_length(request[:3], f.REQUEST_LENGTH) == len(request)
-    answer = f.extended_meters(0x05, {0: 1, 1: 2}, command=0xAF)
+    answer = extended_meters(0x05, {0: 1, 1: 2}, command=0xAF)
     assert f.frame_length(answer[:3], f.RESPONSE_LENGTH) == len(answer)

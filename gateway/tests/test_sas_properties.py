@@ -5,12 +5,21 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gateway.egm.machine import Egm, EgmConfig
-from gateway.host import METER_CODES, MachineConfig, MachineHost
+from gateway.egm.config import EgmConfig
+from gateway.egm.machine import Egm
+from gateway.host import MachineHost
+from gateway.host_io import METER_CODES, MachineConfig
 from gateway.link import Link
 from gateway.sas import frames as f
 from gateway.sas.bcd import from_bcd, to_bcd
 from gateway.sas.crc import crc_ok, with_crc
+from gateway.sas.meters import (
+    decode_extended_meters,
+    decode_extended_meters_request,
+    extended_meters,
+    extended_meters_request,
+    meter_size,
+)
 from gateway.tests.helpers import Recorder, Wire
 
 addresses = st.integers(1, 127)
@@ -56,7 +65,7 @@ def test_host_reads_the_emulators_meters_in_cents(address, denomination, meters,
     poll.handle(value)
     reported = out.events[-1]["meters"]
     for code, name in METER_CODES.items():
-        credits = meters[code] % 10 ** (2 * f.meter_size(code, size))  # the frame's BCD width
+        credits = meters[code] % 10 ** (2 * meter_size(code, size))  # the frame's BCD width
         assert reported[name] == (credits if name == "games_played" else credits * denomination)
 
 
@@ -183,8 +192,8 @@ def test_host_reads_the_emulators_extended_meters_as_the_selected_ones(address, 
     ),
 )
 def test_extended_meters_round_trip_any_code_and_unsupported_meters(address, lp, meters):
-    request = f.extended_meters_request(address, list(meters), command=lp)
-    assert f.decode_extended_meters_request(request, address, lp) == (0, list(meters))
-    answer = f.extended_meters(address, meters, command=lp)
+    request = extended_meters_request(address, list(meters), command=lp)
+    assert decode_extended_meters_request(request, address, lp) == (0, list(meters))
+    answer = extended_meters(address, meters, command=lp)
     expected = {code: value for code, value in meters.items() if value is not None}
-    assert f.decode_extended_meters(answer, address, lp) == (0, expected)
+    assert decode_extended_meters(answer, address, lp) == (0, expected)

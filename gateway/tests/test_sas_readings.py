@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gateway.egm.machine import Egm, EgmConfig
-from gateway.host import MachineConfig, MachineHost
+from gateway.egm.config import EgmConfig
+from gateway.egm.machine import Egm
+from gateway.host import MachineHost
+from gateway.host_io import MachineConfig
 from gateway.link import LinePoller, Link
 from gateway.sas import frames as f
+from gateway.sas.meters import decode_selected_meters, selected_meters
 from gateway.tests.helpers import Recorder, Wire
 
 h = bytes.fromhex
@@ -67,24 +70,24 @@ def test_lp2f_answer_with_the_table_c7_minimum_sizes_is_read():
     """The independent machine's answer (issue 22 finding 1): 4 bytes for coin in, coin out and the rest."""
     answer = h(METERS_MINIMUM + "e639")
     codes = list(h(METER_REQUEST)[5:-2])
-    assert f.decode_selected_meters(answer, 1, codes) == (0, dict.fromkeys(codes, 0))
-    assert f.selected_meters(1, dict.fromkeys(codes, 0)) == answer
+    assert decode_selected_meters(answer, 1, codes) == (0, dict.fromkeys(codes, 0))
+    assert selected_meters(1, dict.fromkeys(codes, 0)) == answer
 
 
 def test_lp2f_answer_with_five_byte_meters_where_four_is_the_minimum_is_read_too():
     codes = [0x00, 0x01, 0x05]
-    five = f.selected_meters(1, {0: 1234, 1: 99, 5: 42}, size=5)
+    five = selected_meters(1, {0: 1234, 1: 99, 5: 42}, size=5)
     assert five.hex() == "012f1400000000000012340100000000990500000000429ccc"
-    assert f.decode_selected_meters(five, 1, codes) == (0, {0: 1234, 1: 99, 5: 42})
+    assert decode_selected_meters(five, 1, codes) == (0, {0: 1234, 1: 99, 5: 42})
     # A value whose fifth byte looks like the next code is still read whole: 1 credit in 5 bytes.
-    tricky = f.selected_meters(1, {0: 1, 1: 5}, size=5)
-    assert f.decode_selected_meters(tricky, 1, [0, 1]) == (0, {0: 1, 1: 5})
+    tricky = selected_meters(1, {0: 1, 1: 5}, size=5)
+    assert decode_selected_meters(tricky, 1, [0, 1]) == (0, {0: 1, 1: 5})
 
 
 def test_lp2f_meters_000d_to_0010_are_five_bytes_at_least():
-    answer = f.selected_meters(1, {0x00: 1234, 0x0D: 42})
+    answer = selected_meters(1, {0x00: 1234, 0x0D: 42})
     assert answer.hex() == "012f0d000000000012340d0000000042aebd"
-    assert f.decode_selected_meters(answer, 1, [0x00, 0x0D]) == (0, {0x00: 1234, 0x0D: 42})
+    assert decode_selected_meters(answer, 1, [0x00, 0x0D]) == (0, {0x00: 1234, 0x0D: 42})
 
 
 def test_a_meters_event_is_stored_from_the_independent_machines_answer():

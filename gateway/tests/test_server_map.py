@@ -9,7 +9,8 @@ import os
 import pytest
 
 from gateway.app import ConfigError, Gateway, parse_config, with_server_map
-from gateway.egm.machine import Egm, EgmConfig
+from gateway.egm.config import EgmConfig
+from gateway.egm.machine import Egm
 from gateway.servermap import MapUnavailable, current_map, map_copy_path
 from gateway.tests.fake_server import FakeEventsServer
 from gateway.tests.helpers import wait_for

@@ -196,8 +196,10 @@ def test_a_wrong_key_keeps_every_event(store_path, server):
 
 def test_a_gateway_killed_between_game_start_and_end_still_reports_the_game(store_path):
     """The 7E's wager is kept on disk: the 7F that reaches the next gateway process ends that game."""
-    from gateway.egm.machine import Egm, EgmConfig
-    from gateway.host import MachineConfig, MachineHost
+    from gateway.egm.config import EgmConfig
+    from gateway.egm.machine import Egm
+    from gateway.host import MachineHost
+    from gateway.host_io import MachineConfig
     from gateway.link import Link
     from gateway.queue import EventStore
     from gateway.tests.helpers import Wire, store_callbacks
@@ -334,4 +336,43 @@ def test_a_machines_first_event_arriving_while_another_is_numbered_again_is_numb
         forwarder.close()
     assert server.conflicts == 0
     assert [(e["machine"], e["seq"]) for e in server.stored[8:]] == [("NOG-0101", 5), ("NOG-0102", 5)]
+    store.close()
+
+
+FOUR_MAP = {"machines": [{"code": f"NOG-010{n}"} for n in range(1, 5)], "groups": []}
+
+
+def test_machines_first_events_arriving_one_per_renumbering_are_all_numbered_before_the_post(
+    store_path, server
+):
+    # Seen end to end under load (four machines after a lost store): each renumbering let one more
+    # machine's first event in, and the batch read after the third went out with NOG-0104 still
+    # numbered from 1 (a seq_conflict alert). The batch is checked again until no machine is provisional.
+    server.gateway_map = FOUR_MAP
+    deliver(store_path, server, 8, machines=tuple(m["code"] for m in FOUR_MAP["machines"]))
+    wipe(store_path)
+    store = EventStore(store_path)
+    store.put("NOG-0101", status(50))
+    renumber = store.renumber
+    arriving = iter(["NOG-0102", "NOG-0103", "NOG-0104"])
+
+    def renumber_while_the_next_machine_arrives(machine: str, server_last: int | None) -> None:
+        renumber(machine, server_last)
+        following = next(arriving, None)
+        if following is not None:
+            store.put(following, status(51))
+
+    store.renumber = renumber_while_the_next_machine_arrives  # type: ignore[method-assign]
+    forwarder = Forwarder(store, server.url, "gw-key")
+    try:
+        assert forwarder.send_once() == 4
+    finally:
+        forwarder.close()
+    assert server.conflicts == 0
+    assert [(e["machine"], e["seq"]) for e in server.stored[8:]] == [
+        ("NOG-0101", 3),
+        ("NOG-0102", 3),
+        ("NOG-0103", 3),
+        ("NOG-0104", 3),
+    ]
     store.close()

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from gateway.egm.machine import MACHINE_PAID_PROG, Egm, EgmConfig
-from gateway.host import MachineConfig, MachineHost
+from gateway.egm.config import MACHINE_PAID_PROG, EgmConfig
+from gateway.egm.machine import Egm
+from gateway.host import MachineHost
+from gateway.host_io import MachineConfig
 from gateway.link import LinePoller, Link
 from gateway.sas import frames as f
 from gateway.tests.helpers import Recorder, Wire

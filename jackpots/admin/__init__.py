@@ -1,3 +1,3 @@
-"""The jackpots in the admin: the hits queue, progressives and their levels, the signs' themes."""
+"""The jackpots in the admin: the hits queue, progressives and their levels, the exchange rates."""
 
-from jackpots.admin import hits, levels, proposals, themes  # noqa: F401 - registers the model admins
+from jackpots.admin import hits, levels, proposals, rates  # noqa: F401 - registers the model admins

@@ -30,9 +30,9 @@ from jackpots.admin.common import (
     ReadOnlyAdmin,
     audit,
 )
-from jackpots.models import Hit, HitKind, HitRefusal, SasAward
+from jackpots.hooks import first_answer, providers
+from jackpots.models import Hit, HitRefusal
 from jackpots.services import EngineError, hit_pay, hit_verify, hit_void
-from jackpots.tables.services import table_hit_void
 
 
 class VoidForm(forms.Form):
@@ -86,7 +86,6 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "verified_by",
         "second_verified_by",
         "paid_by",
-        "paid_by_table",
     ]
     search_fields = ["ref", "machine__asset_number", "level__name", "level__progressive__name"]
     ordering = ["-at", "-id"]
@@ -113,9 +112,7 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
         "verified_at",
         "second_verified_by",
         "second_verified_at",
-        "paid_by",
-        "paid_by_table",
-        "paid_by_key",
+        "payer",
         "paid_at",
         "voided_by",
         "voided_at",
@@ -147,10 +144,13 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("paid by"))
     def payer(self, hit: Hit) -> str:
-        """Who paid: a person of the floor, or the table that paid a prize under the threshold."""
-        if hit.paid_by_table_id is not None:
-            return _("table %(code)s") % {"code": hit.paid_by_table.code}
-        return str(hit.paid_by) if hit.paid_by_id else "-"
+        """Who paid: a person of the floor, or (asked of the apps above only for a hit paid by no person)
+        the table that paid a prize under the threshold."""
+        if hit.paid_by_id is not None:
+            return str(hit.paid_by)
+        if hit.state != Hit.State.PAID:
+            return "-"
+        return first_answer(providers.hit_payer, hit) or "-"
 
     # --- permissions: nothing is edited or deleted here; the actions are the only writes ---------------
     def has_verify_permission(self, request: HttpRequest) -> bool:
@@ -215,9 +215,7 @@ class HitAdmin(BoundedDateHierarchyMixin, ReadOnlyAdmin, admin.ModelAdmin):
                 queryset,
                 "void",
                 # A table prize is voided everywhere (its seats and rounds too), as a round's void does.
-                lambda hit: (table_hit_void if hit.kind == HitKind.TABLE else hit_void)(
-                    hit, request.user, reason
-                ),
+                lambda hit: providers.hit_voiders.get(hit.kind, hit_void)(hit, request.user, reason),
                 _("Voided: %(reason)s") % {"reason": reason},
             )
             return None
@@ -245,29 +243,3 @@ class HitRefusalAdmin(ReadOnlyAdmin, admin.ModelAdmin):
     date_hierarchy = "at"
     fields = ["at", "machine", "level", "code", "detail", "event_id", "game_event_id", "batch"]
     readonly_fields = fields
-
-
-@admin.register(SasAward)
-class SasAwardAdmin(ReadOnlyAdmin, admin.ModelAdmin):
-    """What the venues' SAS gateways answered for the mystery awards they were sent: credited by the
-    machine (with what it credited and the difference to the amount asked) or left to an attendant."""
-
-    list_display = ["at", "hit", "machine", "status", "asked", "paid", "difference"]
-    list_filter = ["status"]
-    list_select_related = ["hit__level__progressive", "machine"]
-    search_fields = ["machine__asset_number"]
-    date_hierarchy = "at"
-    fields = ["at", "hit", "machine", "status", "asked", "paid", "difference"]
-    readonly_fields = fields
-
-    @admin.display(description=gettext_lazy("asked (EUR)"), ordering="asked_cents")
-    def asked(self, award: SasAward) -> str:
-        return cents_eur_grouped(award.asked_cents)
-
-    @admin.display(description=gettext_lazy("credited (EUR)"), ordering="paid_cents")
-    def paid(self, award: SasAward) -> str:
-        return cents_eur_grouped(award.paid_cents)
-
-    @admin.display(description=gettext_lazy("difference (EUR)"), ordering="difference_cents")
-    def difference(self, award: SasAward) -> str:
-        return cents_eur_grouped(award.difference_cents)

@@ -7,27 +7,32 @@ revocation generation on the key's save); table keys and screen tokens are looke
 
 from __future__ import annotations
 
-from django.db.models import Model, Q
+from django.contrib.auth.models import User
+from django.db.models import Q
 
-from common.credentials import credentials_revoke, key_digest, screen_token_revoke
+from common.credentials import Credential, credentials_revoke, key_digest, screen_token_revoke
 from floor.models import SignageScreen
+from jackpots.hooks import providers
 from jackpots.services.errors import EngineError
-from jackpots.tables.models import TableKey
 from slots.models import GatewayKey, MachineKey
 
-CREDENTIAL_MODELS = (MachineKey, GatewayKey, TableKey)
+
+def credential_models() -> list[type[Credential]]:
+    """Every kind of key: the machines' and gateways', and those the apps above register (table keys)."""
+    return [MachineKey, GatewayKey, *providers.credential_models]
 
 
-def key_revoke(text: str, *, by=None) -> str:
+def key_revoke(text: str, *, by: User | None = None) -> str:
     """Revokes the one active key or screen token that ``text`` names and says which it was; refuses
     (EngineError) when none does, or when a prefix names several (then the whole key is needed)."""
     text = text.strip()
     if not text:
         raise EngineError("key_not_found", "Give a key or the prefix the admin shows of it.")
     digest = key_digest(text)
-    found: list[Model] = []
-    for model in CREDENTIAL_MODELS:
-        found += model.objects.filter(Q(digest=digest) | Q(prefix=text), revoked_at__isnull=True)
+    found: list[Credential | SignageScreen] = []
+    for model in credential_models():
+        # `objects`, reached as the default manager: the abstract Credential declares no `objects` to mypy.
+        found += model._default_manager.filter(Q(digest=digest) | Q(prefix=text), revoked_at__isnull=True)
     found += SignageScreen.objects.exclude(token_digest="").filter(
         Q(token_digest=digest) | Q(token_prefix=text)
     )

@@ -3,7 +3,7 @@
 ``levels_write`` locks the levels in primary-key order (the one order every writer uses, so no deadlock),
 hands them to a step that loads their parameters and state and applies the pure engine (``core``), then
 writes what the step returns: every changed level in ONE statement, the ledger rows in one insert, and,
-after the transaction commits, the changed levels and the new hits to the signs (``jackpots.publish``).
+after the transaction commits, the changed levels and the new hits to the signs (through ``jackpots.hooks``).
 A write path that skipped the publish would leave the signs stale with no error; this module is the only
 one that saves a level's amounts (``tests/jackpots/test_level_write.py`` holds every other module to it).
 
@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 
 from django.db import transaction
 
-from jackpots import publish
+from jackpots import hooks
 from jackpots.models import Hit, LedgerEntry, Level
 from jackpots.services import core
 from jackpots.services.levels import level_params, level_state, levels_lock, levels_state_save
@@ -51,6 +51,12 @@ class Written(Generic[T]):
     hits: list[Hit] = field(default_factory=list)
     result: T | None = None
 
+    def returned(self) -> T:
+        """``result``, for a step that always gives one (None there would be a defect of the step)."""
+        if self.result is None:
+            raise ValueError("the level write's step gave no result")
+        return self.result
+
 
 def levels_write(level_ids: Iterable[int], step: Callable[[Locked], Written[T]]) -> Written[T]:
     """Locks ``level_ids``, runs ``step`` on them and writes its changes, in the caller's transaction (or
@@ -67,7 +73,6 @@ def levels_write(level_ids: Iterable[int], step: Callable[[Locked], Written[T]])
 
 def changes_publish(level_ids: list[int], hit_ids: list[int]) -> None:
     """After commit: the changed levels (one message per progressive), then each hit."""
-    if level_ids:
-        transaction.on_commit(lambda: publish.levels_changed(level_ids))
+    hooks.levels_changed_on_commit(level_ids)
     for hit_id in hit_ids:
-        transaction.on_commit(lambda hit_id=hit_id: publish.hit_announced(hit_id))
+        hooks.hit_announced_on_commit(hit_id)

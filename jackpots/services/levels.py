@@ -7,15 +7,20 @@ import secrets
 from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from django.db import connection
+from django.db.models import Field
 from django.utils import timezone
 
-from jackpots.models import LedgerEntry, Level
+from jackpots.models import LedgerEntry, Level, Progressive
 from jackpots.services import core
 
 STATE_FIELDS = [f.name for f in dataclasses.fields(core.State)]
 PARAM_FIELDS = [f.name for f in dataclasses.fields(core.Params)]
+
+# A level as JSON (``snapshot``): what a hit keeps in a JSONField to restore the level on a void.
+Snapshot = dict[str, dict[str, Any]]
 
 
 def level_params(level: Level) -> core.Params:
@@ -57,8 +62,9 @@ def levels_state_save(levels: list[Level], states: dict[int, core.State]) -> Non
         return
     for level in levels:
         level_state_set(level, states[level.id])
-    fields = [Level._meta.get_field(name) for name in STATE_FIELDS + PARAM_FIELDS]
-    columns = [connection.ops.quote_name(field.column) for field in fields]
+    own = _level_columns()
+    fields = [field for field, _ in own]
+    columns = [connection.ops.quote_name(column) for _, column in own]
     arrays = ", ".join(["%s::bigint[]"] + [f"%s::{field.cast_db_type(connection)}[]" for field in fields])
     with connection.cursor() as cursor:
         cursor.execute(
@@ -68,6 +74,16 @@ def levels_state_save(levels: list[Level], states: dict[int, core.State]) -> Non
             [[level.id for level in levels]]
             + [[getattr(level, field.attname) for level in levels] for field in fields],
         )
+
+
+def _level_columns() -> list[tuple[Field[Any, Any], str]]:
+    """(field, column) of the level's state and parameters: its own columns, never a relation."""
+    own = []
+    for name in STATE_FIELDS + PARAM_FIELDS:
+        field = Level._meta.get_field(name)
+        assert isinstance(field, Field) and field.column is not None
+        own.append((field, field.column))
+    return own
 
 
 def levels_lock(level_ids: Iterable[int]) -> dict[int, Level]:
@@ -94,7 +110,7 @@ def ledger_entry(
     *,
     at: datetime,
     params: core.Params | None = None,
-    **extra,
+    **extra: object,
 ) -> LedgerEntry:
     """An unsaved ledger row for ``movement``; ``state`` is the level after it."""
     if params is not None:
@@ -122,7 +138,7 @@ def ledger_entry(
     )
 
 
-def snapshot(params: core.Params, state: core.State) -> dict:
+def snapshot(params: core.Params, state: core.State) -> Snapshot:
     """JSON-safe record of a level (for a void to restore it). Holds the trigger: auditors only."""
     return {
         "params": {k: str(v) if isinstance(v, Decimal) else v for k, v in dataclasses.asdict(params).items()},
@@ -130,19 +146,19 @@ def snapshot(params: core.Params, state: core.State) -> dict:
     }
 
 
-def snapshot_params(data: dict) -> core.Params:
+def snapshot_params(data: Snapshot) -> core.Params:
     raw = dict(data["params"])
     raw["rate"] = Decimal(raw["rate"])
     raw["reserve_rate"] = Decimal(raw["reserve_rate"])
     return core.Params(**raw)
 
 
-def snapshot_state(data: dict) -> core.State:
+def snapshot_state(data: Snapshot) -> core.State:
     return core.State(**data["state"])
 
 
 def level_create(
-    progressive,
+    progressive: Progressive,
     *,
     name: str,
     position: int,

@@ -8,11 +8,12 @@ import dataclasses
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from jackpots import publish
-from jackpots.models import LedgerEntry, Level, LevelChange
+from jackpots import hooks
+from jackpots.models import ChangeProposal, LedgerEntry, Level, LevelChange
 from jackpots.services import core
 from jackpots.services.errors import EngineError
 from jackpots.services.level_write import Locked, Written, levels_write
@@ -29,12 +30,16 @@ INT_FIELDS = {"reset_mc", "limit_mc", "min_wager_cents"}
 RATE_FIELDS = {"rate", "reserve_rate"}
 BOOL_FIELDS = {"max_bet_only", "mystery"}
 
+# A parameter's value as ``core.Params`` holds it, and as the change log's JSON keeps it (rates as text).
+Value = Decimal | int | bool | None
+JsonValue = str | int | bool | None
 
-def _json(value: object) -> object:
+
+def _json(value: Value) -> JsonValue:
     return str(value) if isinstance(value, Decimal) else value
 
 
-def _parse(name: str, value: object) -> object:
+def _parse(name: str, value: object) -> Value:
     if name in RATE_FIELDS:
         try:
             rate = Decimal(str(value))
@@ -84,21 +89,35 @@ def staged_changes_apply(level: Level, at: datetime, cycle: int) -> core.Params:
             state=LevelChange.State.APPLIED, applied_at=at, applied_cycle=cycle
         )
         # The rules the player is told come from the parameters: the signs get the new ones.
-        publish.rules_changed_on_commit(level.progressive_id)
+        hooks.rules_changed_on_commit(level.progressive_id)
     return params
 
 
-def parameters_proposed(level: Level, changes: dict) -> dict:
+def params_changed(params: core.Params, changes: dict[str, Value]) -> core.Params:
+    """``params`` with ``changes`` (names ``_parse`` checked) in place of their values."""
+    values = dataclasses.asdict(params)
+    values.update(changes)
+    return core.Params(**values)
+
+
+def parameters_proposed(level: Level, changes: dict[str, object]) -> dict[str, JsonValue]:
     """``changes`` checked against the level as it stands (each value parsed, the whole set valid), as
     the JSON a proposal keeps. Bad input raises EngineError."""
     if not changes:
         raise EngineError("no_changes", _("Name at least one parameter to change."))
     parsed = {name: _parse(name, value) for name, value in changes.items()}
-    params_validate(dataclasses.replace(level_params(level), **parsed))
+    params_validate(params_changed(level_params(level), parsed))
     return {name: _json(value) for name, value in parsed.items()}
 
 
-def level_parameters_change(level: Level, user, changes: dict, reason: str, *, proposal=None) -> LevelChange:
+def level_parameters_change(
+    level: Level,
+    user: User | None,
+    changes: dict[str, object],
+    reason: str,
+    *,
+    proposal: ChangeProposal | None = None,
+) -> LevelChange:
     """Stages ``changes`` (parameter name → new value) until the next reset, or applies them at once when
     the level is suspended; a retired level is refused. A reason is required; bad input raises
     EngineError and changes nothing. People change parameters through a proposal
@@ -117,7 +136,7 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str, *, p
         if level.state == Level.State.RETIRED:
             raise level_retired_error(level)
         current = locked.params(level_id)
-        params = dataclasses.replace(current, **parsed)
+        params = params_changed(current, parsed)
         params_validate(params)
         old = {name: _json(getattr(current, name)) for name in parsed}
         new = {name: _json(value) for name, value in parsed.items()}
@@ -137,14 +156,14 @@ def level_parameters_change(level: Level, user, changes: dict, reason: str, *, p
         state, entry = _suspended_apply(
             level, params, now, reference=f"change {change.pk}", proposal=proposal
         )
-        publish.rules_changed_on_commit(level.progressive_id)
+        hooks.rules_changed_on_commit(level.progressive_id)
         return Written({level_id: state}, [entry], result=change)
 
-    return levels_write([level_id], step).result
+    return levels_write([level_id], step).returned()
 
 
 def _suspended_apply(
-    level: Level, params: core.Params, now: datetime, reference: str, proposal=None
+    level: Level, params: core.Params, now: datetime, reference: str, proposal: ChangeProposal | None = None
 ) -> tuple[core.State, LedgerEntry]:
     """A suspended level takes the new parameters now: the carry base restarts (the rate may differ), the
     amount is brought up to a higher reset value (seeded) or down to a lower limit (the excess to overflow,

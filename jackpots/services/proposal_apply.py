@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
+from typing import TypeVar
 
 from django.utils.translation import gettext as _
 
@@ -24,6 +25,15 @@ from jackpots.services import core
 from jackpots.services.errors import EngineError
 from jackpots.services.level_write import Locked, Written, levels_write
 from jackpots.services.levels import ledger_entry
+
+T = TypeVar("T")
+
+
+def _given(value: int | None, what: str) -> int:
+    """A field the proposal's kind requires (``change_propose`` set it): None would be a broken row."""
+    if value is None:
+        raise ValueError(f"the proposal has no {what}")
+    return value
 
 
 def liability_mc(params: core.Params, state: core.State) -> int:
@@ -108,12 +118,25 @@ def _outflow(params: core.Params, state: core.State, amount_mc: int) -> core.Sta
     )
 
 
-def _row(level: Level, kind: str, before: core.State, after: core.State, *, at: datetime, proposal, **money):
+def _row(
+    level: Level,
+    kind: str,
+    before: core.State,
+    after: core.State,
+    *,
+    at: datetime,
+    proposal: ChangeProposal,
+    corrected_mc: int = 0,
+    seeded_mc: int = 0,
+    transferred_mc: int = 0,
+) -> LedgerEntry:
     movement = core.Movement(
         current_delta_mc=after.current_mc - before.current_mc,
         reserve_delta_mc=after.reserve_mc - before.reserve_mc,
         overflow_delta_mc=after.overflow_mc - before.overflow_mc,
-        **money,
+        corrected_mc=corrected_mc,
+        seeded_mc=seeded_mc,
+        transferred_mc=transferred_mc,
     )
     return ledger_entry(
         level, kind, movement, after, at=at, proposal=proposal, reference=f"proposal {proposal.pk}"
@@ -122,8 +145,8 @@ def _row(level: Level, kind: str, before: core.State, after: core.State, *, at: 
 
 def inflow_apply(proposal: ChangeProposal, at: datetime) -> None:
     """A correction (signed, ``corrected_mc``) or a top-up (``seeded_mc``)."""
-    level_id = proposal.level_id
-    amount = proposal.amount_mc
+    level_id = _given(proposal.level_id, "level")
+    amount = _given(proposal.amount_mc, "amount")
     correction = proposal.kind == ChangeProposal.Kind.CORRECTION
 
     def step(locked: Locked) -> Written[None]:
@@ -146,8 +169,15 @@ def inflow_apply(proposal: ChangeProposal, at: datetime) -> None:
 
 
 def _transfer(
-    locked: Locked, written: Written, source_id: int, target_id: int | None, amount_mc: int, *, at, proposal
-):
+    locked: Locked,
+    written: Written[T],
+    source_id: int,
+    target_id: int | None,
+    amount_mc: int,
+    *,
+    at: datetime,
+    proposal: ChangeProposal,
+) -> None:
     """One transfer-out row on the source and its transfer-in row on the target (into the reserve)."""
     before = written.states.get(source_id) or locked.state(source_id)
     after = _outflow(locked.params(source_id), before, amount_mc)
@@ -181,46 +211,48 @@ def _transfer(
 
 
 def transfer_apply(proposal: ChangeProposal, at: datetime) -> None:
-    source_id, target_id = proposal.level_id, proposal.target_level_id
+    source_id = _given(proposal.level_id, "level")
+    target_id = proposal.target_level_id  # None: transfer_check refuses it
+    amount = _given(proposal.amount_mc, "amount")
 
     def step(locked: Locked) -> Written[None]:
         level = locked.levels[source_id]
         level_usable(level)
-        transfer_check(level, locked.levels.get(target_id), proposal.amount_mc)
+        transfer_check(level, locked.levels.get(target_id) if target_id is not None else None, amount)
         written: Written[None] = Written()
-        _transfer(locked, written, source_id, target_id, proposal.amount_mc, at=at, proposal=proposal)
+        _transfer(locked, written, source_id, target_id, amount, at=at, proposal=proposal)
         return written
 
-    levels_write([source_id, target_id], step)
+    levels_write([source_id, *([target_id] if target_id is not None else [])], step)
 
 
 def retirement_apply(proposal: ChangeProposal, at: datetime) -> list[tuple[Level, int]]:
     """Every level of the progressive: its liability out (to the target's reserve or to the register),
     then retired. Returns each level with the liability it moved."""
-    level_ids = list(
-        Level.objects.filter(progressive_id=proposal.progressive_id).values_list("id", flat=True)
-    )
+    progressive_id = _given(proposal.progressive_id, "progressive")
+    level_ids = list(Level.objects.filter(progressive_id=progressive_id).values_list("id", flat=True))
     target_id = proposal.target_level_id
 
     def step(locked: Locked) -> Written[list[tuple[Level, int]]]:
         if target_id is not None:
             level_usable(locked.levels[target_id])
-        written: Written[list[tuple[Level, int]]] = Written(result=[])
+        moved: list[tuple[Level, int]] = []
+        written = Written(result=moved)
         for level_id in level_ids:
             level = locked.levels[level_id]
             if level.state == Level.State.RETIRED:
                 continue
             amount = liability_mc(locked.params(level_id), locked.state(level_id))
-            written.result.append((level, amount))
+            moved.append((level, amount))
             if amount:
                 _transfer(locked, written, level_id, target_id, amount, at=at, proposal=proposal)
         return written
 
-    moved = levels_write([*level_ids, *([target_id] if target_id else [])], step).result
+    moved = levels_write([*level_ids, *([target_id] if target_id else [])], step).returned()
     for level, amount in moved:
         if amount and target_id is None:
             RetiredLiability.objects.create(
-                progressive_id=proposal.progressive_id,
+                progressive_id=progressive_id,
                 level=level,
                 amount_mc=amount,
                 at=at,

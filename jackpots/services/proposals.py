@@ -18,6 +18,10 @@ decision and move is a significant event, written in the same transaction.
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import TypedDict
+
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -27,7 +31,7 @@ from floor.models import SignificantEvent
 from floor.services.significant import significant_event_record
 from jackpots.models import ChangeProposal, Level, Progressive
 from jackpots.services.errors import EngineError
-from jackpots.services.parameters import level_parameters_change, parameters_proposed
+from jackpots.services.parameters import JsonValue, level_parameters_change, parameters_proposed
 from jackpots.services.proposal_apply import (
     correction_check,
     inflow_apply,
@@ -42,17 +46,34 @@ Kind = ChangeProposal.Kind
 # The most a single change may move (€ 10 million): a typo of a few digits is refused, not approved.
 AMOUNT_MAX_MC = 1_000_000_000_000
 _LEVEL_KINDS = {Kind.PARAMETERS, Kind.CORRECTION, Kind.TOPUP, Kind.TRANSFER}
+# Who proposes or decides: a request's user, which may be anonymous (refused), or none at all (refused).
+Person = User | AnonymousUser | None
+
+
+class _Fields(TypedDict, total=False):
+    """A new proposal's fields, as ``change_propose`` gathers them."""
+
+    kind: str
+    reason: str
+    proposed_by: User
+    target_level: Level | None
+    level: Level
+    progressive: Progressive | None
+    params: dict[str, JsonValue]
+    amount_mc: int
 
 
 def _text(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _person(user) -> None:
+def _person(user: Person) -> User:
     if user is None or not getattr(user, "is_authenticated", False):
         raise EngineError(
             "user_required", _("A change is proposed and decided by a person who is logged in.")
         )
+    assert isinstance(user, User)  # an anonymous user is never authenticated
+    return user
 
 
 def _amount(kind: str, amount_mc: object) -> int:
@@ -76,7 +97,7 @@ def _kind(kind: object) -> str:
             _("%(kind)r is not a kind of change (parameters, correction, topup, transfer, retirement).")
             % {"kind": kind},
         )
-    return kind
+    return str(kind)
 
 
 def _retirement_check(progressive: Progressive | None, target: Level | None) -> None:
@@ -101,49 +122,59 @@ def _retirement_check(progressive: Progressive | None, target: Level | None) -> 
 def change_propose(
     *,
     kind: str,
-    user,
+    user: Person,
     reason: str,
     level: Level | None = None,
     progressive: Progressive | None = None,
-    params: dict | None = None,
+    params: dict[str, object] | None = None,
     amount_mc: int | None = None,
     target_level: Level | None = None,
 ) -> ChangeProposal:
     """Records a proposal (nothing moves). Raises EngineError on bad input."""
     kind = _kind(kind)
-    _person(user)
+    person = _person(user)
     reason = _text(reason)
     if not reason:
         raise EngineError("reason_required", _("A change needs a reason."))
     # Only a transfer and a retirement send money somewhere.
     target_level = target_level if kind in (Kind.TRANSFER, Kind.RETIREMENT) else None
-    fields: dict = {"kind": kind, "reason": reason, "proposed_by": user, "target_level": target_level}
+    fields: _Fields = {"kind": kind, "reason": reason, "proposed_by": person, "target_level": target_level}
     if kind in _LEVEL_KINDS:
-        level = Level.objects.select_related("progressive").filter(pk=getattr(level, "pk", None)).first()
-        if level is None:
-            raise EngineError("level_required", _("Name the level the change is about."))
-        level_usable(level)
-        fields.update(level=level, progressive=level.progressive)
-    if kind == Kind.PARAMETERS:
-        fields["params"] = parameters_proposed(level, dict(params or {}))
-    elif kind == Kind.RETIREMENT:
+        _level_fields(fields, level, params, amount_mc)
+    else:  # a retirement
         progressive = progressive or (level.progressive if level is not None else None)
         _retirement_check(progressive, target_level)
         fields["progressive"] = progressive
-    else:
-        fields["amount_mc"] = _amount(kind, amount_mc)
-        if kind == Kind.CORRECTION:
-            correction_check(level, amount_mc)
-        if kind == Kind.TRANSFER:
-            transfer_check(level, target_level, amount_mc)
     with transaction.atomic():
         proposal = ChangeProposal.objects.create(proposed_at=timezone.now(), **fields)
-        _significant(proposal, SignificantEvent.Kind.CHANGE_PROPOSED, user, proposal.reason)
+        _significant(proposal, SignificantEvent.Kind.CHANGE_PROPOSED, person, proposal.reason)
     return proposal
 
 
+def _level_fields(
+    fields: _Fields, level: Level | None, params: dict[str, object] | None, amount_mc: int | None
+) -> None:
+    """The fields of a change of one level's money or parameters, checked against the level."""
+    kind = fields["kind"]
+    levels = Level.objects.select_related("progressive")
+    found = levels.filter(pk=level.pk).first() if level is not None else None
+    if found is None:
+        raise EngineError("level_required", _("Name the level the change is about."))
+    level_usable(found)
+    fields["level"], fields["progressive"] = found, found.progressive
+    if kind == Kind.PARAMETERS:
+        fields["params"] = parameters_proposed(found, dict(params or {}))
+        return
+    amount = _amount(kind, amount_mc)
+    fields["amount_mc"] = amount
+    if kind == Kind.CORRECTION:
+        correction_check(found, amount)
+    if kind == Kind.TRANSFER:
+        transfer_check(found, fields["target_level"], amount)
+
+
 def progressive_retire(
-    progressive: Progressive, user, reason: str, *, target_level: Level | None = None
+    progressive: Progressive, user: Person, reason: str, *, target_level: Level | None = None
 ) -> ChangeProposal:
     """Proposes the retirement of ``progressive``; its approval applies it (``change_approve``)."""
     return change_propose(
@@ -151,9 +182,8 @@ def progressive_retire(
     )
 
 
-def _decidable(proposal: ChangeProposal, user) -> ChangeProposal:
+def _decidable(proposal: ChangeProposal, user: User) -> ChangeProposal:
     """The proposal's row, locked; refused when decided already or when ``user`` proposed it."""
-    _person(user)
     locked = ChangeProposal.objects.select_for_update().get(pk=proposal.pk)
     if locked.state != ChangeProposal.State.PENDING:
         raise EngineError(
@@ -172,10 +202,11 @@ def _decidable(proposal: ChangeProposal, user) -> ChangeProposal:
     return locked
 
 
-def change_approve(proposal: ChangeProposal, user) -> ChangeProposal:
+def change_approve(proposal: ChangeProposal, user: Person) -> ChangeProposal:
     """Applies the proposal, once, with the approver's name; nothing is written if it no longer holds
     (a correction that would now bring the level below its reset value, say)."""
     with transaction.atomic():
+        user = _person(user)
         proposal = _decidable(proposal, user)
         now = timezone.now()
         proposal.state, proposal.decided_by, proposal.decided_at = ChangeProposal.State.APPROVED, user, now
@@ -189,12 +220,13 @@ def change_approve(proposal: ChangeProposal, user) -> ChangeProposal:
     return proposal
 
 
-def change_reject(proposal: ChangeProposal, user, reason: str) -> ChangeProposal:
+def change_reject(proposal: ChangeProposal, user: Person, reason: str) -> ChangeProposal:
     """Rejects the proposal with a reason; nothing moves."""
     reason = _text(reason)
     if not reason:
         raise EngineError("reason_required", _("A rejection needs a reason."))
     with transaction.atomic():
+        user = _person(user)
         proposal = _decidable(proposal, user)
         proposal.state, proposal.decided_by = ChangeProposal.State.REJECTED, user
         proposal.decided_at, proposal.decision_reason = timezone.now(), reason
@@ -203,9 +235,11 @@ def change_reject(proposal: ChangeProposal, user, reason: str) -> ChangeProposal
     return proposal
 
 
-def _apply(proposal: ChangeProposal, now) -> None:
+def _apply(proposal: ChangeProposal, now: datetime) -> None:
     if proposal.kind == Kind.PARAMETERS:
         level = proposal.level
+        if level is None:
+            raise ValueError("a parameters proposal without its level")
         level_usable(level)
         proposal.level_change = level_parameters_change(
             level, proposal.proposed_by, proposal.params, proposal.reason, proposal=proposal
@@ -218,14 +252,14 @@ def _apply(proposal: ChangeProposal, now) -> None:
         retirement_apply(proposal, now)
 
 
-_MOVE_EVENTS = {
+_MOVE_EVENTS: dict[str, str] = {
     Kind.CORRECTION: SignificantEvent.Kind.CORRECTION,
     Kind.TRANSFER: SignificantEvent.Kind.TRANSFER,
     Kind.RETIREMENT: SignificantEvent.Kind.RETIREMENT,
 }
 
 
-def _name(user) -> str:
+def _name(user: User | None) -> str:
     return (user.get_full_name() or user.get_username()) if user is not None else "?"
 
 
@@ -247,7 +281,7 @@ def _detail(proposal: ChangeProposal) -> str:
     return " · ".join(parts)
 
 
-def _venue_id(progressive_id: int | None) -> int | None:
+def _venue_id(progressive_id: int) -> int | None:
     """The venue of the progressive's machines; None (the whole house) for a link across venues."""
     venues = set(
         SlotMachine.objects.filter(progressives__id=progressive_id).values_list("room__venue_id", flat=True)
@@ -255,11 +289,12 @@ def _venue_id(progressive_id: int | None) -> int | None:
     return venues.pop() if len(venues) == 1 else None
 
 
-def _significant(proposal: ChangeProposal, kind: str, user, detail: str) -> None:
+def _significant(proposal: ChangeProposal, kind: str, user: User, detail: str) -> None:
     subject = str(proposal.level) if proposal.level_id else str(proposal.progressive)
     significant_event_record(
         kind,
-        venue=_venue_id(proposal.progressive_id),
+        # Every proposal names its progressive (a level's, or the one retired).
+        venue=_venue_id(proposal.progressive_id) if proposal.progressive_id is not None else None,
         subject=subject,
         level_id=proposal.level_id,
         user=user,

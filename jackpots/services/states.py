@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from django.contrib.auth.models import User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -38,7 +39,7 @@ def level_in_play_check(level: Level) -> None:
         raise level_retired_error(level)
 
 
-def _state_change(level: Level, user, reason: str, *, to: str, kind: str) -> LevelChange:
+def _state_change(level: Level, user: User | None, reason: str, *, to: str, kind: str) -> LevelChange:
     reason = (reason or "").strip()
     if not reason:
         raise EngineError("reason_required", _("Suspending or resuming a level needs a reason."))
@@ -80,10 +81,10 @@ def _state_change(level: Level, user, reason: str, *, to: str, kind: str) -> Lev
         state = locked.state(level_id)
         return Written({level_id: dataclasses.replace(state, seq=state.seq + 1)}, result=change)
 
-    return levels_write([level_id], step).result
+    return levels_write([level_id], step).returned()
 
 
-def level_suspend(level: Level, user, reason: str) -> LevelChange:
+def level_suspend(level: Level, user: User | None, reason: str) -> LevelChange:
     """Takes an active level out of play: no contribution, no hit, off the SAS broadcast, "suspended" on
     its signs; games still play and are recorded. Parameter changes apply at once while it is suspended."""
     return _state_change(
@@ -91,6 +92,6 @@ def level_suspend(level: Level, user, reason: str) -> LevelChange:
     )
 
 
-def level_resume(level: Level, user, reason: str) -> LevelChange:
+def level_resume(level: Level, user: User | None, reason: str) -> LevelChange:
     """Puts a suspended level back in play; a retired one is refused (``level_retired``)."""
     return _state_change(level, user, reason, to=Level.State.ACTIVE, kind=SignificantEvent.Kind.LEVEL_RESUMED)

@@ -37,4 +37,4 @@ def level_wager_add(
         )
         return Written({level_id: state}, [entry], result=movement)
 
-    return levels_write([level_id], step).result
+    return levels_write([level_id], step).returned()

@@ -42,7 +42,7 @@ STATUS_CLEARS_TILT = "power_on"
 
 # Each status as the significant-events register keeps it: its kind (floor.SignificantEvent.Kind; a
 # handpay lockup and its reset are both "handpay") and the exception's description (SAS Appendix A
-# general exceptions the gateway maps to it, gateway/host.py STATUS_BY_EXCEPTION).
+# general exceptions the gateway maps to it, gateway/host_io.py STATUS_BY_EXCEPTION).
 STATUS_SIGNIFICANT: dict[str, tuple[str, str]] = {
     "door_open": ("door_open", "Slot door was opened (SAS exception 11)"),
     "door_closed": ("door_closed", "Slot door was closed (SAS exception 12)"),

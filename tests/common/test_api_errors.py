@@ -7,7 +7,7 @@ import orjson
 import pytest
 from django.test import Client
 
-from tests.jackpots.tables.factories import body, seat, tables_ready
+from tests.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

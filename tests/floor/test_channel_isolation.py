@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,9 @@ from django.utils.module_loading import import_string
 from config.env import channel_layer_prefix
 
 ROOT = Path(__file__).resolve().parents[2]
-GROUP = "signage.progressive.1"
+# A group no other test sends to: under pytest-xdist the other worker's layer has one of these prefixes
+# (databases 0 and 1 are CI's two workers'), and its progressive 1 may well be on the air meanwhile.
+GROUP = f"signage.isolation-{uuid.uuid4().hex}"
 
 
 def test_prefix_carries_the_database_and_the_installation() -> None:

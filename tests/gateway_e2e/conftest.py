@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from bench.stack import ROOT
-from gateway.egm.machine import Egm, EgmConfig
+from gateway.egm.config import EgmConfig
+from gateway.egm.machine import Egm
 from gateway.tests.helpers import EGM_VARIANTS, PtyLine, wait_for
 from tests.slots.fault_stack import FaultStack, PrivatePostgres, PrivateRedis, manage
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.gateway import TimedEgm, amount_ages, broadcast_delays
-from gateway.egm.machine import EgmConfig
+from gateway.egm.config import EgmConfig
 
 # (arrival, Grand cents, value sequence) of the server's amounts as this process heard them
 SEEN = [(1.0, 100, 1), (2.0, 110, 2), (3.0, 120, 3)]

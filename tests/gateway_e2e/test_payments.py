@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from gateway.egm.machine import MACHINE_PAID_PROG
+from gateway.egm.config import MACHINE_PAID_PROG
 from gateway.tests.helpers import wait_for
 from tests.gateway_e2e.conftest import E2E, manage
 from tests.gateway_e2e.test_progressive import DENOMINATION, delivered_game, machine_id, pay, server_cents
@@ -88,7 +88,7 @@ def test_a_handpay_is_paid_once_at_no_less_than_the_display_then_reset(e2e: E2E)
     # SERVER: paid once, never below what the machine displayed; a second payment is refused.
     script = (
         "from jackpots.models import Hit\n"
-        "from jackpots.services.hits import hit_pay\n"
+        "from jackpots.services.hit_payment import hit_pay\n"
         "from django.contrib.auth import get_user_model\n"
         f"hit = Hit.objects.get(pk={hit})\n"
         "print(hit.state, hit.payout_cents >= hit.machine_amount_cents)\n"

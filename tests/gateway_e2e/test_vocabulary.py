@@ -3,7 +3,7 @@ knows (a meter name the server does not know gets the whole meters event rejecte
 
 from __future__ import annotations
 
-from gateway.host import METER_CODES, STATUS_BY_EXCEPTION
+from gateway.host_io import METER_CODES, STATUS_BY_EXCEPTION
 from slots.services.vocabulary import METER_NAMES, STATUS_FLAGS
 
 

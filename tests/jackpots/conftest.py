@@ -8,14 +8,15 @@ import pytest
 
 from jackpots.services.levels import level_create
 from tests.jackpots.helpers import GRAND, progressive_with_machines
-from tests.jackpots.tables.factories import T0
+from tests.tables.factories import T0
 
 
 @pytest.fixture(autouse=True)
 def _tables_play_ahead_of_the_clock(settings) -> None:
     """The table rounds of these tests are played at T0, years ahead, so that the prize-sharing windows
     (which close by the server's clock) stay open whatever the day they run: the server's window reaches
-    two days past T0 (the random rounds span hours). tables/test_bounds sets the production window back."""
+    two days past T0 (the random rounds span hours). tests/tables/test_bounds sets the production window
+    back."""
     settings.EVENT_MAX_FUTURE_SECONDS = int((T0 - datetime.now(UTC)).total_seconds()) + 2 * 24 * 3600
 
 

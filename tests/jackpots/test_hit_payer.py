@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from gatewaylink.selectors import handpay_reset_target, handpay_resets_open
 from jackpots.audit import jackpots_audit
-from jackpots.gateway.selectors import handpay_reset_target, handpay_resets_open
 from jackpots.models import Hit
 from jackpots.services import contributions_apply
 from slots.models import SlotMachine

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from jackpots import publish
+from jackpots import hooks
 from jackpots.models import LedgerEntry
 from jackpots.services import core
 from jackpots.services.errors import EngineError
@@ -97,8 +97,8 @@ def test_no_module_but_the_level_write_writes_a_levels_amounts() -> None:
 @pytest.fixture
 def published(monkeypatch) -> list[tuple[str, list[int] | int]]:
     calls: list[tuple[str, list[int] | int]] = []
-    monkeypatch.setattr(publish, "levels_changed", lambda ids: calls.append(("levels", list(ids))))
-    monkeypatch.setattr(publish, "hit_announced", lambda hit_id: calls.append(("hit", hit_id)))
+    monkeypatch.setattr(hooks.hooks, "levels_changed", [lambda ids: calls.append(("levels", list(ids)))])
+    monkeypatch.setattr(hooks.hooks, "hit_announced", [lambda hit_id: calls.append(("hit", hit_id))])
     return calls
 
 

@@ -21,8 +21,8 @@ from floor.models import StaffProfile
 from jackpots.models import Hit, HitKind
 from jackpots.services import contributions_apply, core
 from jackpots.services.levels import level_create
-from jackpots.signage.currency import ScreenContent
-from jackpots.signage.selectors import hit_message, level_updates, rules_message, signage_snapshot
+from signage.currency import ScreenContent
+from signage.selectors import hit_message, level_updates, rules_message, signage_snapshot
 from tests.factories import SignageScreenFactory
 from tests.jackpots.factories import GameEventFactory
 from tests.jackpots.helpers import progressive_with_machines

@@ -13,9 +13,9 @@ from django.db import connection
 from django.test import Client
 
 from common.credentials import credential_issue
+from demo.seed_progressives import DIAMOND_VAULT, GREASE
 from jackpots.audit import jackpots_audit
 from jackpots.models import Hit, HitRefusal
-from jackpots.seed import DIAMOND_VAULT, GREASE
 from jackpots.services.levels import level_create
 from slots.models import GatewayKey, MachineAlert, PendingEvent
 from tests.factories import SlotMachineFactory

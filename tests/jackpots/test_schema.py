@@ -17,13 +17,13 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from common.credentials import credential_issue
-from jackpots.tables.services import round_record
 from slots.models import MachineKey
+from tables.services import round_record
 from tests.factories import SlotMachineFactory
-from tests.jackpots.tables.factories import body, seat, tables_ready
 
 # The same autouse fixture as the events API's schema test: keep the test's connection open.
 from tests.slots.test_schema import _keep_the_test_connection  # noqa: F401
+from tests.tables.factories import body, seat, tables_ready
 
 # The whole schema: every operation it documents.
 schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())

@@ -14,14 +14,14 @@ from jackpots.services import contributions_apply, hit_void
 from jackpots.services.errors import EngineError
 from jackpots.services.keys import key_revoke
 from jackpots.services.levels import level_create
-from jackpots.tables.models import TableKey
-from jackpots.tables.services import table_key_issue
 from slots.models import GatewayKey, MachineKey
 from slots.services.keys import gateway_key_issue, machine_key_issue
+from tables.models import TableKey
+from tables.services import table_key_issue
 from tests.factories import SignageScreenFactory, SlotMachineFactory
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
 from tests.jackpots.helpers import GRAND, progressive_with_machines
-from tests.jackpots.tables.factories import body, seat, tables_ready
+from tests.tables.factories import body, seat, tables_ready
 
 pytestmark = pytest.mark.django_db
 

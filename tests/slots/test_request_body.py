@@ -12,9 +12,9 @@ import orjson
 import pytest
 
 from config.http import http_application
-from jackpots.tables.models import Table
-from jackpots.tables.seed import tables_seed
-from jackpots.tables.services import table_key_issue
+from tables.models import Table
+from tables.seed import tables_seed
+from tables.services import table_key_issue
 from tests.slots.helpers import asgi_scope
 
 pytestmark = pytest.mark.django_db(transaction=True)

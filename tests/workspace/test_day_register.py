@@ -18,16 +18,16 @@ from django.utils import timezone, translation
 from pypdf import PdfReader
 
 from jackpots.models import Hit, LedgerEntry, Level
-from jackpots.register import RegisterRow, day_register, register_total
 from jackpots.services import core, hit_pay, hit_verify, hit_void, level_award, level_hit, level_wager_add
 from jackpots.services.level_write import Written, levels_write
 from jackpots.services.levels import ledger_entry, level_create
-from jackpots.tables.models import Table
-from jackpots.tables.rules import Game
 from slots.models import MachineEvent
+from tables.models import Table
+from tables.rules import Game
 from tests.browser import ARTIFACTS
 from tests.factories import ProgressiveFactory, ProgressiveMachineFactory, SlotMachineFactory, VenueFactory
 from tests.staff_fixtures import game_event
+from workspace.dayclose.register import RegisterRow, day_register, register_total
 from workspace.dayclose.services import dayclose_register, dayclose_sign
 from workspace.models import DayClose
 

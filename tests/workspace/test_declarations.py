@@ -6,10 +6,10 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from jackpots.tables.models import Table, TableDeclaration
-from jackpots.tables.seed import tables_seed
-from jackpots.tables.services import round_record
-from tests.jackpots.tables.factories import body, seat
+from tables.models import Table, TableDeclaration
+from tables.seed import tables_seed
+from tables.services import round_record
+from tests.tables.factories import body, seat
 
 pytestmark = pytest.mark.django_db
 

@@ -8,11 +8,11 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from jackpots.tables.models import PayTable, Table, TableDeclaration
-from jackpots.tables.seed import tables_seed
-from jackpots.tables.services import round_record
+from tables.models import PayTable, Table, TableDeclaration
+from tables.seed import tables_seed
+from tables.services import round_record
 from tests.browser import ARTIFACTS
-from tests.jackpots.tables.factories import body, seat
+from tests.tables.factories import body, seat
 from tests.workspace.test_desk_browser import Watched, chromium, fits, log_in, manager
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -14,8 +14,8 @@ from django.utils import timezone
 from pypdf import PdfReader
 
 from jackpots.models import Hit
-from jackpots.tables.models import PrizePart, PrizeShare
-from tests.jackpots.tables.factories import body, seat, tables_ready
+from tables.models import PrizePart, PrizeShare
+from tests.tables.factories import body, seat, tables_ready
 from tests.workspace.helpers import WINNER_FORM
 from workspace.models import HitSlip, SlipReprint
 
@@ -181,10 +181,10 @@ def test_the_winners_identification_shows_to_auditors_only(client, manager, mana
     _verified(client, manager, manager2, nog)
     client.post(f"/hits/parts/{nog.pk}/pay/", WINNER_FORM)
     hit = Hit.objects.get()
-    for url in (f"/admin/jackpots/prizepart/{nog.pk}/change/", f"/admin/jackpots/hit/{hit.pk}/change/"):
+    for url in (f"/admin/tables/prizepart/{nog.pk}/change/", f"/admin/jackpots/hit/{hit.pk}/change/"):
         client.force_login(manager)
         assert "CA12345AB" not in client.get(url).content.decode()
         client.force_login(auditor)
         page = client.get(url).content.decode()
-        assert ("CA12345AB" in page) == url.startswith("/admin/jackpots/prizepart/")
+        assert ("CA12345AB" in page) == url.startswith("/admin/tables/prizepart/")
         assert "Winner" in page or "winner" in page

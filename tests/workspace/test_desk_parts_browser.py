@@ -17,14 +17,14 @@ from pypdf import PdfReader
 from jackpots.models import Hit
 from jackpots.services import contributions_apply
 from jackpots.services.levels import level_create
-from jackpots.tables.models import PrizePart, PrizeShare, Table
-from jackpots.tables.seed import tables_seed
-from jackpots.tables.services import round_record
-from jackpots.tables.services.parts import part_verify
+from tables.models import PrizePart, PrizeShare, Table
+from tables.seed import tables_seed
+from tables.services import round_record
+from tables.services.parts import part_verify
 from tests.browser import ARTIFACTS
 from tests.jackpots.factories import GameEventFactory, JackpotEventFactory
 from tests.jackpots.helpers import GRAND, progressive_with_machines
-from tests.jackpots.tables.factories import body, seat
+from tests.tables.factories import body, seat
 from tests.workspace.test_desk_browser import Watched, chromium, fits, log_in, manager
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -1,42 +1,53 @@
 """Every workspace page a floor manager reaches from ``/``, and every sign, in headless Chromium as an
-Italian and an English user, at 1440x900 and 1920x1080 (signs also 1080x1920), on the Venezia seed (both
-venues, every room, the progressives and screens) with hits waiting, served by uvicorn.
+Italian and an English user, at 1440x900 (signs also at 1920x1080 and 1080x1920), on the Venezia seed (both
+venues, every room, the progressives and screens) with hits waiting, served by uvicorn. The pages are seen
+at the narrower of the workspace's two screen sizes only: what fits at 1440 fits at 1920 (the layouts
+grow to a max width, none is fixed wider), and each view costs a worker most of a minute.
 
 A page fails on: the page or a box in it scrolling sideways, text past the box it sits in, a chart label
 outside its chart, a console error, a request to another host, a 4xx/5xx answer; a sign fails without a
-card after 10 s. All faults of a run are gathered and reported together; screenshots of every view go to
-test-artifacts/every-page/. One browser, one page per language and size, reused from view to view."""
+card after 10 s. Each language and size is a test of its own; the seed, the server and the browser are
+made once for all of them (seeding alone takes seconds). A test gathers all the faults of its view and
+reports them together; all of them also go to test-artifacts/every-page/faults.txt, with a screenshot of
+each view that had one (of every view with EVERY_PAGE_SHOTS=1). One page per language and size, reused
+from view to view."""
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlparse
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.management import call_command
 from django.utils import timezone
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from common.credentials import screen_token_issue
+from demo.seed import floor_seed, screens_seed
+from demo.seed_progressives import progressives_seed
+from demo.services.wide_area import link_seed
 from floor.models import Room, SignageScreen, Venue
 from floor.roles import FLOOR_MANAGER
 from jackpots.models import Hit, Level, Progressive, ProgressiveMachine
-from jackpots.seed import progressives_seed
 from jackpots.services import change_propose, level_hit
-from jackpots.services.hits import hit_verify
+from jackpots.services.hit_payment import hit_verify
 from slots.models import MachineEvent, SlotMachine
 from tests.browser import ARTIFACTS
 from tests.staff_fixtures import game_event
 from tests.workspace.test_browser import asgi_server
 from tests.workspace.test_desk_browser import PASSWORD, chromium
-from workspace.seed import floor_seed, screens_seed
 
-pytestmark = [pytest.mark.browser, pytest.mark.postgres]
+# django_db: the test database is made for these tests too (they only read it, through the server).
+pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.django_db]
 
 SHOTS = ARTIFACTS / "every-page"
-PAGE_SIZES = ((1440, 900), (1920, 1080))
+PAGE_SIZES = ((1440, 900),)
 SIGN_SIZES = ((1440, 900), (1920, 1080), (1080, 1920))
 USERS = (("giulia", "it"), ("admin", "en"))
 
@@ -133,8 +144,12 @@ def _seed() -> tuple[list[str], list[str]]:
     )
     paths += [f"/progressives/levels/{level.pk}/", "/approvals/", *reports, "/floor/reports/level-history/"]
     paths += ["/tables/declarations/", "/admin/"]
+    # This installation is also the link of a wide-area Jumbo 7 with two casinos: its reconciliation page
+    # (a column per site) and the link's lists, which the admin's index links to.
+    link_seed([("VEN", "Casinò di Venezia", "EUR"), ("LUG", "Casinò Lugano", "CHF")])
+    paths.append("/admin/linkcentral/linkedpool/reconciliation/")
     # The public rules pages (no login needed; visited logged in, in the user's language): a progressive
-    # with lines per level and the mystery one (a table one's: tests/jackpots/signage).
+    # with lines per level and the mystery one (a table one's: tests/signage).
     names = ("Grease", "Venezia Mystery")
     paths += [
         f"/rules/{pk}/" for pk in Progressive.objects.filter(name__in=names).values_list("id", flat=True)
@@ -146,6 +161,15 @@ def _seed() -> tuple[list[str], list[str]]:
     return paths, signs
 
 
+# Run in the page: every sign preview has loaded (a lazy frame out of sight is told to load now, so each
+# one is checked, not only those that happened to load first).
+PREVIEWS_LOADED = r"""() => [...document.querySelectorAll('.sign iframe')].every((frame) => {
+  frame.loading = 'eager';
+  const doc = frame.contentDocument;
+  return doc !== null && doc.readyState === 'complete' && doc.location.href !== 'about:blank';
+})"""
+
+
 class Visit:
     """One page of one language and size, reused from view to view; every fault it sees goes to
     ``faults``, named with the view it came in (``where``): console errors, requests to other hosts,
@@ -154,22 +178,47 @@ class Visit:
     def __init__(self, page: Page, origin: str, label: str, faults: list[str]) -> None:
         self.page, self.origin, self.label, self.faults = page, origin, label, faults
         self.where = ""
-        host = urlparse(origin).netloc
+        # What the view still waits for: requests of the page and its frames, sockets not yet answered.
+        self.loading: set[object] = set()
+        self.host = urlparse(origin).netloc
         page.on("console", lambda m: self.fault(f"console {m.text[:160]}") if m.type == "error" else None)
         page.on("pageerror", lambda e: self.fault(f"script error {e}"))
-        page.on(
-            "request",
-            lambda r: (
-                self.fault(f"request to {r.url[:80]}") if urlparse(r.url).netloc not in (host, "") else None
-            ),
-        )
+        page.on("request", self._requested)
+        page.on("requestfinished", self._answered)
+        page.on("requestfailed", self._answered)
+        page.on("websocket", self._socket_opened)
         page.on(
             "response",
             lambda r: self.fault(f"{r.status} {r.url[len(origin) :][:80]}") if r.status >= 400 else None,
         )
 
+    def _requested(self, request) -> None:
+        if urlparse(request.url).netloc not in (self.host, ""):
+            self.fault(f"request to {request.url[:80]}")
+        self.loading.add(request)
+
+    def _answered(self, request_or_socket) -> None:
+        self.loading.discard(request_or_socket)
+
+    def _socket_opened(self, socket) -> None:
+        """A socket is waited for until its first frame (the floor map's snapshot) or its close."""
+        self.loading.add(socket)
+        socket.on("framereceived", lambda _frame: self._answered(socket))
+        socket.on("close", self._answered)
+
     def fault(self, text: str) -> None:
         self.faults.append(f"{self.where}: {text}")
+
+    def settle(self, seconds: float = 10) -> None:
+        """Waits until the view stands still: every request it made answered, every socket it opened
+        heard from. Late answers are then faults of this view, not the next one's."""
+        deadline = time.monotonic() + seconds
+        while self.loading:
+            if time.monotonic() > deadline:
+                self.fault(f"still loading after {seconds:.0f} s: {len(self.loading)} requests or sockets")
+                self.loading.clear()
+                return
+            self.page.wait_for_timeout(20)  # Playwright hands over its events while it waits
 
     def log_in(self, username: str) -> None:
         self.page.goto(f"{self.origin}/")
@@ -178,32 +227,42 @@ class Visit:
         self.page.click("input[type=submit]")
         self.page.wait_for_url(f"{self.origin}/hits/")
 
-    def shot(self, name: str) -> None:
-        self.page.screenshot(path=str(SHOTS / f"{self.label}-{name}.png"), full_page=True)
+    def shot(self, name: str, faults_before: int) -> None:
+        """A screenshot of the view when it had a fault (of every view with EVERY_PAGE_SHOTS=1): a full
+        page's costs as much as visiting it."""
+        if len(self.faults) > faults_before or os.environ.get("EVERY_PAGE_SHOTS"):
+            self.page.screenshot(path=str(SHOTS / f"{self.label}-{name}.png"), full_page=True)
 
     def pages(self, paths: list[str]) -> None:
         page = self.page
         for path in paths:
             self.where = f"{self.label} {path}"
+            faults_before = len(self.faults)
+            self.loading.clear()  # what the last view left unanswered went with it
             page.goto(f"{self.origin}{path}", wait_until="load")
             if "#" in path and path.split("#", 1)[1]:
                 page.locator("#floor-map .machine", has_text=path.split("#", 1)[1]).first.click()
                 page.wait_for_selector("#panel-asset")
             if path == "/signs/":
-                page.wait_for_timeout(1_500)  # the previews load lazily
+                try:
+                    page.wait_for_function(PREVIEWS_LOADED, timeout=15_000)
+                except PlaywrightTimeout:
+                    self.fault("the previews did not load in 15 s")
                 page.locator("[data-win]").first.click()
                 win = page.frame_locator(".sign iframe").first.locator("#win")
                 try:
                     win.wait_for(state="visible", timeout=2_000)
                 except PlaywrightTimeout:
                     self.fault("the first preview plays no WIN")
-            page.wait_for_timeout(300)
+            self.settle()
             for fault in page.evaluate(LAYOUT_FAULTS):
                 self.fault(fault)
             for frame in page.frames[1:]:
                 for fault in frame.evaluate(FRAME_FAULTS):
                     self.fault(f"{frame.url[len(self.origin) :]}: {fault}")
-            self.shot(path.strip("/").split("?")[0].replace("/", "-").replace("#", "-") or "root")
+            self.shot(
+                path.strip("/").split("?")[0].replace("/", "-").replace("#", "-") or "root", faults_before
+            )
             if path == "/admin/":
                 # Every list the admin's index links to.
                 lists = page.eval_on_selector_all(
@@ -215,6 +274,7 @@ class Visit:
         for url in signs:
             slug = url.split("/")[2]
             self.where = f"{self.label} sign {slug}"
+            faults_before = len(self.faults)
             self.page.goto(f"{self.origin}{url}")
             try:
                 self.page.wait_for_selector("article.jackpot", timeout=10_000)
@@ -223,33 +283,72 @@ class Visit:
             for fault in self.page.evaluate(LAYOUT_FAULTS):
                 if fault.startswith("page "):
                     self.fault(fault)
-            self.shot(f"sign-{slug}")
+            self.shot(f"sign-{slug}", faults_before)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_every_page_and_sign_in_italian_and_english():
-    paths, signs = _seed()
-    # While mending one page: EVERY_PAGE_ONLY=/progressives/,/admin/ visits only the paths containing one
-    # of these (signs when one is "sign").
-    only = [part for part in os.environ.get("EVERY_PAGE_ONLY", "").split(",") if part]
-    if only:
-        paths = [path for path in paths if any(part in path for part in only)]
-        signs = signs if "sign" in only else []
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    faults: list[str] = []
-    with asgi_server() as origin, chromium() as browser:
-        for username, language in USERS:
-            for size in SIGN_SIZES:
-                context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale=language)
-                context.add_cookies([{"name": "django_language", "value": language, "url": origin}])
-                page = context.new_page()
-                page.set_default_timeout(15_000)
-                visit = Visit(page, origin, f"{language}-{size[0]}x{size[1]}", faults)
-                if size in PAGE_SIZES:
-                    visit.log_in(username)
-                    visit.pages(paths)
-                if username == USERS[0][0]:  # a sign has no user: one pass over the signs is enough
-                    visit.signs(signs)
-                context.close()
-    (SHOTS / "faults.txt").write_text("\n".join(faults) + "\n")
+@dataclass
+class Venezia:
+    """The seeded floor as uvicorn serves it, and what to visit."""
+
+    origin: str
+    paths: list[str]
+    signs: list[str]
+
+
+@pytest.fixture(scope="module")
+def venezia(django_db_setup, django_db_blocker) -> Iterator[Venezia]:
+    """Seeded, committed and served once for every view, emptied after the last one as a transactional
+    test's database is (the module's tests run together on one worker: tests/conftest.py). Each test starts
+    its own Chromium: while Playwright's sync API runs, Django refuses the database in this thread."""
+    try:
+        with django_db_blocker.unblock():
+            paths, signs = _seed()
+        # While mending one page: EVERY_PAGE_ONLY=/progressives/,/admin/ visits only the paths containing one
+        # of these (signs when one is "sign").
+        only = [part for part in os.environ.get("EVERY_PAGE_ONLY", "").split(",") if part]
+        if only:
+            paths = [path for path in paths if any(part in path for part in only)]
+            signs = signs if "sign" in only else []
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / "faults.txt").write_text("")
+        with asgi_server() as origin:
+            yield Venezia(origin, paths, signs)
+    finally:
+        with django_db_blocker.unblock():
+            call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
+
+
+def _view(
+    browser: Browser, venezia: Venezia, language: str, size: tuple[int, int], faults: list[str]
+) -> Visit:
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale=language)
+    context.add_cookies([{"name": "django_language", "value": language, "url": venezia.origin}])
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    return Visit(page, venezia.origin, f"{language}-{size[0]}x{size[1]}", faults)
+
+
+def _faults_reported(faults: list[str]) -> None:
+    with open(SHOTS / "faults.txt", "a") as written:
+        written.writelines(f"{fault}\n" for fault in faults)
     assert faults == [], f"{len(faults)} faults (all in {SHOTS / 'faults.txt'}):\n" + "\n".join(faults[:60])
+
+
+@pytest.mark.parametrize("size", PAGE_SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+@pytest.mark.parametrize(("username", "language"), USERS, ids=[language for _, language in USERS])
+def test_every_page(venezia: Venezia, username: str, language: str, size: tuple[int, int]) -> None:
+    faults: list[str] = []
+    with chromium() as browser:
+        visit = _view(browser, venezia, language, size, faults)
+        visit.log_in(username)
+        visit.pages(venezia.paths)
+    _faults_reported(faults)
+
+
+@pytest.mark.parametrize("size", SIGN_SIZES, ids=lambda size: f"{size[0]}x{size[1]}")
+def test_every_sign(venezia: Venezia, size: tuple[int, int]) -> None:
+    """A sign has no user: one language is enough (the first user's)."""
+    faults: list[str] = []
+    with chromium() as browser:
+        _view(browser, venezia, USERS[0][1], size, faults).signs(venezia.signs)
+    _faults_reported(faults)

@@ -4,15 +4,20 @@ accept became the server's HTTP 403 and lost the code)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from django.core.management import call_command
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from tests.factories import RoomFactory, VenueFactory
-from tests.floor.staff import manager  # noqa: F401
-from tests.served import admin_login, dockerfile_server  # noqa: F401
+from tests.floor.staff import _staff
+from tests.served import admin_login, dockerfile_served
 
-pytestmark = pytest.mark.postgres
+# django_db: the test database is set up for this module's shared fixture; the tests themselves only talk
+# to the server.
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 
 def floor_socket(url: str, path: str, cookie: str):
@@ -23,12 +28,23 @@ def floor_socket(url: str, path: str, cookie: str):
     )
 
 
-@pytest.fixture
-def signed_in(dockerfile_server, manager) -> tuple[str, str]:  # noqa: F811
-    RoomFactory(venue=VenueFactory(code="NOG"), number=1)
-    status, session = admin_login(dockerfile_server, "manager", "pw-manager")
-    assert status == 302
-    return dockerfile_server, "; ".join(f"{k}={v}" for k, v in session.cookies.items())
+@pytest.fixture(scope="module")
+def signed_in(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[tuple[str, str]]:
+    """One room and a signed-in manager, committed and served once for the module: its tests only open
+    sockets, which write nothing (uvicorn's start and the login were 4-7 s of each test). Emptied after
+    the last one as a transactional test's database is; the module's tests run together on one worker
+    (tests/conftest.py)."""
+    try:
+        with django_db_blocker.unblock():
+            RoomFactory(venue=VenueFactory(code="NOG"), number=1)
+            _staff("manager", "Floor manager")
+        with dockerfile_served(tmp_path_factory.mktemp("served")) as url:
+            status, session = admin_login(url, "manager", "pw-manager")
+            assert status == 302
+            yield url, "; ".join(f"{k}={v}" for k, v in session.cookies.items())
+    finally:
+        with django_db_blocker.unblock():
+            call_command("flush", verbosity=0, interactive=False)
 
 
 def test_a_known_room_is_served(signed_in) -> None:

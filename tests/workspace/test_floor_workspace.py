@@ -41,9 +41,12 @@ def test_room_floor_banks_counts_alerts_and_marks(room):
                               last_seen=now, door_open=True, status_seq=5)  # fmt: skip
     playing = SlotMachineFactory(room=room, bank=bank, asset_number="NOG-0002", pos_x=3, pos_y=2,
                                  last_seen=now, last_game_at=now)  # fmt: skip
+    # The unnamed bank's code is fixed: a factory code ("B812" on a worker that has made 812 banks)
+    # would sort after "B7" and swap the two frames.
     SlotMachineFactory(
-        room=room, asset_number="NOG-0003", pos_x=9, pos_y=9, last_seen=now - timedelta(minutes=5)
-    )
+        room=room, bank=BankFactory(room=room, code="B1"), asset_number="NOG-0003", pos_x=9,
+        pos_y=9, last_seen=now - timedelta(minutes=5),
+    )  # fmt: skip
     status = game_event(door, 5, now - timedelta(minutes=7), 1, 0)
     status.type, status.wager_cents, status.win_cents, status.payload = (
         MachineEvent.Type.STATUS,

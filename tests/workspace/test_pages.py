@@ -9,7 +9,8 @@ import pytest
 from django.utils import timezone
 
 from floor.models import SignageScreen
-from jackpots.models import Level, ScreenPresence
+from jackpots.models import Level
+from signage.models import ScreenPresence
 from tests.factories import LevelFactory, SignageScreenFactory, VenueFactory
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from fpdf import FPDF
 
 from common.money import cents_eur_grouped, mc_eur_grouped
 from floor.models import Venue
-from jackpots.register import RegisterRow, register_total
+from workspace.dayclose.register import RegisterRow, register_total
 from workspace.dayclose.selectors import CHECKS, Line, lines_total
 from workspace.models import DayClose
 

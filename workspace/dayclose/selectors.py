@@ -16,7 +16,6 @@ from django.db.models import Min, Sum
 from common.days import business_date_of, business_day_start, business_days_bounds
 from floor.models import Venue
 from jackpots.models import Hit
-from jackpots.register import day_register  # noqa: F401  (the day close's register, named here too)
 from slots.models import MachineEvent, MeterDelta, SlotMachine
 
 # (meter name, what it is reconciled against): coin in ↔ wagers, coin out ↔ wins, handpay ↔ hits.

@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 
 from common.days import business_date_of, business_days_bounds
 from floor.models import Venue
-from jackpots.register import RegisterRow, day_register
+from workspace.dayclose.register import RegisterRow, day_register
 from workspace.dayclose.selectors import Line, day_reconcile, venue_first_day
 from workspace.models import DayClose
 

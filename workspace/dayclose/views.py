@@ -18,9 +18,9 @@ from common.days import BusinessDayField, business_date_of
 from common.forms import IsoDateInput
 from floor.access import VIEW_REPORTS
 from floor.models import Venue
-from jackpots.register import register_total
 from workspace.access import workspace_page
 from workspace.dayclose.export import dayclose_csv, dayclose_pdf, register_csv, register_pdf
+from workspace.dayclose.register import register_total
 from workspace.dayclose.selectors import dayclose_day_default, lines_total
 from workspace.dayclose.services import DayCloseRefused, dayclose_lines, dayclose_register, dayclose_sign
 from workspace.shell import venue_current

@@ -1,5 +1,5 @@
 """Caribbean Stud declarations in the workspace: what is pending (the linked tables wait) and its release
-by a supervisor, with a reason (jackpots.tables.services.declarations)."""
+by a supervisor, with a reason (tables.services.declarations)."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from jackpots.services.errors import EngineError
-from jackpots.tables.models import TableDeclaration
-from jackpots.tables.selectors import declarations_desk
-from jackpots.tables.services.declarations import RELEASE_REASON_MAX, declaration_release
+from tables.models import TableDeclaration
+from tables.selectors import declarations_desk
+from tables.services.declarations import RELEASE_REASON_MAX, declaration_release
 from workspace.access import workspace_page
 
-VIEW = "jackpots.view_tabledeclaration"
-RELEASE = "jackpots.release_tabledeclaration"
+VIEW = "tables.view_tabledeclaration"
+RELEASE = "tables.release_tabledeclaration"
 
 
 class ReleaseForm(forms.Form):

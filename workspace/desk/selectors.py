@@ -10,7 +10,8 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 
 from floor.models import Venue
-from jackpots.models import Hit, PrizePart
+from jackpots.models import Hit
+from tables.models import PrizePart
 
 VERIFY = "verify"
 SECOND_VERIFY = "second_verify"

@@ -1,5 +1,6 @@
 """The hits desk, the workspace's start page: verify, pay and void through the engine's own services
-(jackpots.services.hits), each after a confirmation that shows the amount and the machine."""
+(jackpots.services.hit_payment, jackpots.services.hit_voids), each after a confirmation that shows the
+amount and the machine."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from common.admin import audit
 from common.api_errors import ApiError
 from common.money import cents_money
 from jackpots.admin.common import PAY_HIT, VERIFY_HIT, VOID_HIT
-from jackpots.models import Hit, HitKind, PrizePart
+from jackpots.models import Hit, HitKind
 from jackpots.services import EngineError, hit_pay, hit_verify, hit_void
 from jackpots.services.hit_numbers import hit_label
 from jackpots.services.winners import Winner
-from jackpots.tables.services import table_hit_void
-from jackpots.tables.services.parts import part_label, part_pay, part_verify, part_void
 from jackpots.winner import WinnerIdentity
+from tables.models import PrizePart
+from tables.services import table_hit_void
+from tables.services.parts import part_label, part_pay, part_verify, part_void
 from workspace.access import workspace_page
 from workspace.desk.selectors import desk_hits, hit_needs, hits_recent_closed, parts_recent_closed, person
 from workspace.models import HitSlip

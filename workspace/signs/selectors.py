@@ -1,6 +1,6 @@
 """The venue's signs as the preview page shows them: each screen with what its connection says.
 
-The state comes from the signs' own presence records (jackpots.signage: written when a sign connects or
+The state comes from the signs' own presence records (signage: written when a sign connects or
 disconnects and at each link check), so a sign whose socket is open but that has been sent nothing lately
 shows as silent, and a dead sign shows before a player notices. A screen without a token cannot connect.
 """
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from floor.models import SignageScreen, Venue
-from jackpots.signage.selectors import SCREEN_LIVE, SCREEN_NEVER, SCREEN_OFFLINE, SCREEN_SILENT
-from jackpots.signage.selectors import screens_status as presences
+from signage.selectors import SCREEN_LIVE, SCREEN_NEVER, SCREEN_OFFLINE, SCREEN_SILENT
+from signage.selectors import screens_status as presences
 
 NO_TOKEN = "no_token"
 STATES = (SCREEN_LIVE, SCREEN_SILENT, SCREEN_OFFLINE, SCREEN_NEVER, NO_TOKEN)

@@ -9,9 +9,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 
 from floor.models import SignageScreen
-from jackpots.signage.selectors import screen_content, signage_snapshot
-from jackpots.signage.snapshots import SignageProgressiveSerializer
-from jackpots.signage.views import sign_config, sign_title
+from signage.selectors import screen_content, signage_snapshot
+from signage.snapshots import SignageProgressiveSerializer
+from signage.views import sign_config, sign_title
 from workspace.access import workspace_page
 from workspace.shell import venue_current
 from workspace.signs.selectors import screens_status

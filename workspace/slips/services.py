@@ -12,11 +12,12 @@ from django.db import IntegrityError, transaction
 from django.utils import translation
 
 from common.money import cents_money
-from jackpots.models import Hit, PrizePart
+from jackpots.models import Hit
 from jackpots.services.hit_numbers import hit_label
-from jackpots.services.hits import hit_payer
-from jackpots.tables.services.parts import part_label
+from jackpots.services.hit_payment import hit_payer
 from jackpots.winner import WinnerIdentity
+from tables.models import PrizePart
+from tables.services.parts import part_label
 from workspace.desk.selectors import person
 from workspace.models import HitSlip, SlipReprint
 from workspace.slips.pdf import SlipFacts, slip_pdf
@@ -109,7 +110,6 @@ def _loaded(target: Hit | PrizePart) -> Hit | PrizePart:
         "verified_by",
         "second_verified_by",
         "paid_by",
-        "paid_by_table",
         "paid_by_machine",
     ).get(pk=target.pk)
 

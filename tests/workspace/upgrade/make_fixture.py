@@ -24,7 +24,7 @@ from floor.reports.services import machine_hour_stats_refresh
 from floor.services import gateway_key_issue, machine_key_issue
 from jackpots.models import Hit
 from jackpots.services.contributions import contributions_apply
-from jackpots.services.hits import hit_pay, hit_verify
+from jackpots.services.hit_payment import hit_pay, hit_verify
 from tests.factories import (
     ProgressiveFactory,
     ProgressiveMachineFactory,
@@ -32,7 +32,7 @@ from tests.factories import (
     VenueFactory,
 )
 from tests.floor.staff import level_seeded
-from tests.jackpots.tables.factories import body, seat, tables_ready
+from tests.tables.factories import body, seat, tables_ready
 
 OUT = Path("tests/workspace/upgrade/main_before_house.json")
 User = get_user_model()

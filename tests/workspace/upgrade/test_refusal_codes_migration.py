@@ -4,29 +4,21 @@ the jackpot reports refused on a stopped level, stored as ``level_stopped``, to 
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from jackpots.models import HitRefusal
 from tests.factories import LevelFactory, SlotMachineFactory
+from tests.migrations import migrate, migrate_latest
 
 BEFORE = [("jackpots", "0017_level_state_ledger_kinds")]
 AFTER = [("jackpots", "0018_level_state_replaces_stopped")]
-
-
-def _migrate(targets) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return MigrationExecutor(connection)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_refusals_of_a_stopped_level_become_level_suspended():
     level = LevelFactory()
     machine = SlotMachineFactory()
-    executor = _migrate(BEFORE)
+    executor = migrate(BEFORE)
     try:
         old = executor.loader.project_state(BEFORE).apps
         assert any(field.name == "stopped" for field in old.get_model("jackpots", "Level")._meta.fields)
@@ -41,7 +33,8 @@ def test_refusals_of_a_stopped_level_become_level_suspended():
                 at=timezone.now(),
             )
     finally:
-        _migrate(AFTER)
+        migrate(AFTER)
+        migrate_latest()
     assert list(HitRefusal.objects.order_by("event_id").values_list("code", flat=True)) == [
         "level_suspended",
         "not_max_bet",
