@@ -1,0 +1,1 @@
+"""The link's services: applying the pool's entries (``apply``)."""
