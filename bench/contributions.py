@@ -201,7 +201,7 @@ def main() -> None:
         [one] = _progressive(
             "Linked", linked_machines, [("Grand", Params(1000 * eur, Decimal("0.005"), Decimal("0.001")))]
         )
-        from jackpots.seed import GREASE
+        from demo.seed_progressives import GREASE
 
         grease = _progressive("Grease", grease_machines, GREASE)
         played = "each just after the one before" if args.played_in_turn else "all at the same instant"

@@ -53,9 +53,9 @@ def _setup(database_url: str) -> str:
     django.setup()
     from django.db import connections
 
-    from jackpots.tables.models import Table
-    from jackpots.tables.seed import tables_seed
-    from jackpots.tables.services import table_key_issue
+    from tables.models import Table
+    from tables.seed import tables_seed
+    from tables.services import table_key_issue
 
     tables_seed()
     key = table_key_issue(Table.objects.get(code=TABLE))[1]

@@ -59,7 +59,8 @@ import threading
 import time
 from pathlib import Path
 
-from gateway.egm.machine import Egm, EgmConfig
+from gateway.egm.config import EgmConfig
+from gateway.egm.machine import Egm
 from gateway.tests.helpers import EGM_VARIANTS, PtyLine, wait_for
 from tests.gateway_e2e.conftest import GatewayProcess, Running, real_stack, scratch_folder
 

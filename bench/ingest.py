@@ -42,6 +42,8 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.ingest_anchor import anchor_report, backend_cpu, copy_anchor  # noqa: E402
+
 # The server's settings in the benchmarks: production ones, over plain HTTP on the loopback.
 SERVER_ENV = {
     "DEBUG": "0",
@@ -148,7 +150,7 @@ class Load:
         self.cpu_after: tuple[dict[int, float], float, float] = ({}, 0.0, 0.0)
 
     def cpu_snapshot(self, backends: list[int]) -> tuple[dict[int, float], float, float]:
-        return _process_cpu(self.server), time.process_time(), _backend_cpu(backends)
+        return _process_cpu(self.server), time.process_time(), backend_cpu(backends)
 
 
 class _Connection:
@@ -254,115 +256,6 @@ def _watch_memory(root: psutil.Process, peak: list[int], stop: threading.Event) 
         except psutil.Error:
             pass
         stop.wait(0.2)
-
-
-# The columns a request writes into the events table (received_at is the database's now() there).
-_COPY_COLUMNS = (
-    "machine_id, seq, type, at, received_at, digest, payload, wager_cents, win_cents, bank_id, "
-    "denomination_cents, is_max_bet, pending"
-)
-_FOREIGN_KEYS_SQL = (
-    "SELECT pg_get_constraintdef(oid) FROM pg_constraint "
-    "WHERE conrelid = 'slots_machineevent'::regclass AND contype = 'f'"
-)
-
-
-def _copy_table_create(database_url: str) -> None:
-    """``bench_copy``: the events table's columns, indexes, checks and foreign keys (LIKE copies all but
-    the foreign keys, added here from the catalogue). Not its trigger, which queues each game for the
-    engine in a second table: that is the application's work, and a bound must not be lower than it."""
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute("DROP TABLE IF EXISTS bench_copy")
-        conn.execute("CREATE TABLE bench_copy (LIKE slots_machineevent INCLUDING ALL)")
-        for (definition,) in conn.execute(_FOREIGN_KEYS_SQL).fetchall():
-            conn.execute(f"ALTER TABLE bench_copy ADD {definition}")
-
-
-def _copy_batches(machines: list[tuple[int, int]], rows: int, batch_size: int) -> list[bytes]:
-    """``rows`` game rows as the API would store them, in COPY's text format, one element per batch of
-    one machine's ``batch_size`` consecutive games (machines [(id, bank id)], their seqs from 1). Built
-    before the clock starts: the anchor measures the database, not Python."""
-    base = datetime.now(UTC) - timedelta(days=1)
-    received = datetime.now(UTC).isoformat()
-    seqs = dict.fromkeys((machine_id for machine_id, _ in machines), 0)
-    batches = []
-    for index in range(rows // batch_size):
-        machine_id, bank_id = machines[index % len(machines)]
-        lines = []
-        for _ in range(batch_size):
-            seqs[machine_id] += 1
-            seq = seqs[machine_id]
-            wager, win = random.choice((50, 100, 250, 450)), random.choice((0, 0, 0, 100, 900))
-            at = (base + timedelta(milliseconds=seq)).isoformat()
-            payload = f'{{"win": {win}, "wager": {wager}}}'
-            lines.append(
-                f"{machine_id}\t{seq}\t1\t{at}\t{received}\t{random.randbytes(20).hex()}\t{payload}\t"
-                f"{wager}\t{win}\t{bank_id}\t50\t{'t' if wager == 450 else 'f'}\tt\n"
-            )
-        batches.append("".join(lines).encode())
-    return batches
-
-
-def _backend_cpu(pids: list[int]) -> float:
-    """CPU seconds so far of these PostgreSQL server processes (the server runs on this machine)."""
-    total = 0.0
-    for pid in pids:
-        try:
-            times = psutil.Process(pid).cpu_times()
-        except psutil.Error:
-            continue
-        total += times.user + times.system
-    return total
-
-
-def _copy_client(database_url: str, chunks: list[bytes], start: threading.Barrier, pids: list[int]) -> None:
-    """One connection COPYing its chunks, each in its own transaction, once every client is ready."""
-    with psycopg.connect(database_url) as conn:
-        pids.append(conn.info.backend_pid)
-        try:
-            start.wait()
-            for chunk in chunks:
-                with conn.cursor().copy(f"COPY bench_copy ({_COPY_COLUMNS}) FROM STDIN") as copy:
-                    copy.write(chunk)
-                conn.commit()
-        except BaseException:
-            start.abort()  # the main thread's wait fails instead of waiting for ever
-            raise
-        start.wait()
-
-
-def _copy_rate(database_url: str, batches: list[bytes], clients: int, per_copy: int) -> tuple[float, float]:
-    """Rows/s of ``clients`` connections COPYing ``batches`` at once, ``per_copy`` batches per COPY and
-    commit, into an empty ``bench_copy``; and PostgreSQL's CPU seconds per row meanwhile."""
-    _copy_table_create(database_url)
-    shares = [batches[index::clients] for index in range(clients)]
-    chunks = [[b"".join(share[i : i + per_copy]) for i in range(0, len(share), per_copy)] for share in shares]
-    rows = sum(chunk.count(b"\n") for share in chunks for chunk in share)
-    start, pids = threading.Barrier(clients + 1), []
-    threads = [
-        threading.Thread(target=_copy_client, args=(database_url, share, start, pids)) for share in chunks
-    ]
-    for thread in threads:
-        thread.start()
-    start.wait()
-    cpu_before, started = _backend_cpu(pids), time.monotonic()
-    start.wait()
-    elapsed, cpu_after = time.monotonic() - started, _backend_cpu(pids)
-    for thread in threads:
-        thread.join()
-    return rows / elapsed, (cpu_after - cpu_before) / rows
-
-
-def _anchor(database_url: str, machines: list[tuple[int, int]], args) -> list[tuple[str, float, float]]:
-    """The anchor: the fastest way PostgreSQL takes the same rows into a table with the events table's
-    indexes, over a few ways of COPYing them: [(how, rows/s, PostgreSQL CPU seconds per row)]."""
-    batches = _copy_batches(machines, args.copy_rows, args.batch)
-    results = []
-    for clients in args.copy_clients:
-        for per_copy, how in ((1, f"one COPY per {args.batch}-row batch"), (len(batches), "one COPY each")):
-            rate, cpu = _copy_rate(database_url, batches, clients, per_copy)
-            results.append((f"COPY, {clients} clients, {how}", rate, cpu))
-    return results
 
 
 def _backend_pids(admin_url: str, database: str) -> list[int]:
@@ -473,14 +366,6 @@ def _load_report(load: Load, elapsed: float, peak: int, args) -> float:
     return rate
 
 
-def _anchor_report(rate: float, anchor: list[tuple[str, float, float]]) -> None:
-    print("anchor, the same rows into a copy of the events table (same indexes and constraints):")
-    for how, copy_rate, cpu in anchor:
-        print(f"  {how}: {copy_rate:,.0f} rows/s, PostgreSQL {cpu * 1e6:.0f} µs CPU per row")
-    how, best, _ = max(anchor, key=lambda result: result[1])
-    print(f"API's share of the anchor ({how}, {best:,.0f} rows/s): {rate / best:.0%}")
-
-
 def main() -> None:
     args = _arguments()
     # Stopped from outside (timeout, kill): still stop the server and drop the database in `finally`.
@@ -506,7 +391,7 @@ def main() -> None:
         server.wait(30)
         server = None
         rate = _load_report(load, elapsed, peak, args)
-        _anchor_report(rate, _anchor(database_url, [(pk, bank) for _, _, pk, bank in machines], args))
+        anchor_report(rate, copy_anchor(database_url, [(pk, bank) for _, _, pk, bank in machines], args))
         print(f"load average (1 min) before/after: {load_before[0]:.2f} / {load_after[0]:.2f}")
     finally:
         if server is not None:

@@ -101,7 +101,7 @@ def floor_prepare(bench_url: str, redis_url: str) -> dict:
         SlotMachine.objects.values_list("asset_number", "room__venue__code", "min_bet_cents", "max_bet_cents")
     )
     super_spin = Level.objects.get(progressive__name="Super Spin")
-    from jackpots.publish import progressive_group
+    from jackpots.hooks import progressive_group
 
     return {
         "tokens": tokens,

@@ -29,7 +29,7 @@ def _load() -> str:
 
 
 def evaluator() -> None:
-    from jackpots.tables.cards import DECK, category_5, category_best, straight_flush_length
+    from tables.cards import DECK, category_5, category_best, straight_flush_length
 
     started = time.perf_counter()
     count = sum(1 for _ in map(category_5, itertools.combinations(DECK, 5)))
@@ -51,10 +51,10 @@ def rounds(count: int) -> None:
     django.setup()
     from django.db import connection
 
-    from jackpots.tables.cards import DECK, card_code
-    from jackpots.tables.models import Table
-    from jackpots.tables.seed import tables_seed
-    from jackpots.tables.services import round_record
+    from tables.cards import DECK, card_code
+    from tables.models import Table
+    from tables.seed import tables_seed
+    from tables.services import round_record
 
     name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
