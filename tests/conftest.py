@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from unittest import mock
 
@@ -98,6 +99,26 @@ def flush_by_delete() -> Iterator[None]:
 
     with mock.patch.object(Ops, "sql_flush", flush_by_delete_sql(Ops.sql_flush)):
         yield
+
+
+@pytest.fixture(scope="session")
+def django_db_keepdb(request: pytest.FixtureRequest, django_db_modify_db_settings: None) -> bool:
+    """pytest-django's choice (--reuse-db), except on PostgreSQL: there each worker's test database is a
+    copy of one template migrated once for the run (tests/template_db.py), which Django then keeps as it is
+    instead of creating and migrating its own."""
+    if request.config.getvalue("reuse_db"):
+        return True
+    if not settings.USING_POSTGRES:
+        return False
+    from django.db import connection
+
+    from tests.template_db import database_copy, template_build
+
+    name = connection.creation._get_test_db_name()
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    prefix = name.removesuffix(f"_{worker}") if worker else name
+    database_copy(connection.settings_dict, template_build(connection.settings_dict, prefix), name)
+    return True
 
 
 class OneRoundPBKDF2PasswordHasher(PBKDF2PasswordHasher):
