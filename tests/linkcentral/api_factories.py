@@ -166,3 +166,22 @@ def award_make(link: Link, amount_mc: int, parts: list[tuple[LinkEntry, int, int
             award=award, entry=entry, number=number, seat=seat, amount_mc=mc, site_cents=cents
         )
     return award
+
+
+def state(link: Link) -> tuple:
+    """Everything a batch may change: the entries and the member's progress."""
+    member = LinkMember.objects.get(pk=link.chx_member.pk)
+    entries = list(LinkEntry.objects.order_by("member_id", "seq").values_list("member_id", "seq", "digest"))
+    return (
+        entries,
+        member.acked_seq,
+        member.through,
+        member.heard_at,
+        member.books_seq,
+        member.books_wagered_cents,
+    )
+
+
+def posted(link: Link, data: Any, capture: Any, *, key: str | None = None) -> Any:
+    with capture(execute=True):
+        return post(data, link.chx_key if key is None else key)
