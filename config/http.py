@@ -33,6 +33,7 @@ from django.http import HttpResponse, HttpResponseBase
 from django.urls import Resolver404, resolve
 
 from common.request_body import body_declared_length, body_limit, refusal_response
+from config.manual import static_files_skipped
 from slots.services.errors import RequestRefused
 
 Receive = Callable[[], Awaitable[dict]]
@@ -54,7 +55,11 @@ class ASGIHandler(DjangoASGIHandler):
     def __init__(self) -> None:
         super().__init__()
         sync_handler = BaseHandler()
-        sync_handler.load_middleware(is_async=False)
+        skipped = static_files_skipped.set(True)  # no thread hop on the way (config/manual.py)
+        try:
+            sync_handler.load_middleware(is_async=False)
+        finally:
+            static_files_skipped.reset(skipped)
         self._sync_get_response = sync_to_async(sync_handler.get_response, thread_sensitive=True)
         self._in_flight = [0] * EVENT_THREADS
 

@@ -4,10 +4,13 @@ event threads instead of a new thread per request (config.http)."""
 from __future__ import annotations
 
 import threading
+from types import FunctionType
 
 import orjson
 import pytest
+from asgiref.sync import AsyncToSync, SyncToAsync
 from asgiref.testing import ApplicationCommunicator
+from django.conf import settings
 from django.core.signals import request_started
 
 from config.http import http_application
@@ -56,3 +59,45 @@ async def test_other_paths_keep_a_thread_per_request(db, sync_threads):
         assert status == 200
     assert len(sync_threads) == 2
     assert sync_threads[0] != sync_threads[1]
+
+
+def _chain(handler: object) -> list[object]:
+    """Each step of a Django handler's middleware chain, adapters included, outermost first."""
+    steps, node = [], handler._middleware_chain
+    while node is not None and len(steps) < 100:
+        steps.append(node)
+        if isinstance(node, AsyncToSync):
+            node = node.awaitable
+        elif isinstance(node, SyncToAsync):
+            node = node.func
+        else:
+            node = getattr(node, "__wrapped__", None) or getattr(node, "get_response", None) or _closed(node)
+    return steps
+
+
+def _closed(function: object) -> object:
+    """The ``get_response`` a function middleware (a closure) calls, if it is one."""
+    code = getattr(function, "__code__", None)
+    if code is None or "get_response" not in code.co_freevars:
+        return None
+    return function.__closure__[code.co_freevars.index("get_response")].cell_contents
+
+
+def test_an_event_post_crosses_no_thread_on_its_way_through_the_middleware(db):
+    """The event posts' sync chain holds no adapter: an async-only middleware in it (ServeStatic) made
+    every post go thread -> event loop -> thread. The same middleware otherwise, static files excepted."""
+    handler = http_application()._sync_get_response.func.__self__
+    steps = _chain(handler)
+    assert [step for step in steps if isinstance(step, AsyncToSync | SyncToAsync)] == []
+    assert steps[-1] == handler._get_response
+    names = [
+        step.__qualname__
+        if isinstance(step, FunctionType)
+        else f"{type(step).__module__}.{type(step).__name__}"
+        for step in steps[:-1]
+        if not hasattr(step, "__wrapped__")  # Django's exception-to-response wrapper around each
+    ]
+    assert names == [
+        "nul_path_refuse.<locals>.middleware",
+        *(path for path in settings.MIDDLEWARE[1:] if path != "config.manual.ManualStaticMiddleware"),
+    ]
