@@ -83,6 +83,7 @@ BENCHMARKS: dict[str, Benchmark] = {
             Figure("server peak (MiB)", r"server peak memory: " + NUMBER + " MiB"),
             Figure("API server CPU per event (µs)", r"CPU per event: API server " + NUMBER + " µs"),
             Figure("PostgreSQL CPU per event (µs)", r"CPU per event: .*?PostgreSQL " + NUMBER + " µs"),
+            Figure("share of the COPY bound (%)", r"API's share of the anchor \(.*?\): " + NUMBER + "%", True),
         ),
     ),
     "contributions": Benchmark(
