@@ -83,7 +83,9 @@ BENCHMARKS: dict[str, Benchmark] = {
             Figure("server peak (MiB)", r"server peak memory: " + NUMBER + " MiB"),
             Figure("API server CPU per event (µs)", r"CPU per event: API server " + NUMBER + " µs"),
             Figure("PostgreSQL CPU per event (µs)", r"CPU per event: .*?PostgreSQL " + NUMBER + " µs"),
-            Figure("share of the COPY bound (%)", r"API's share of the anchor \(.*?\): " + NUMBER + "%", True),
+            Figure(
+                "share of the COPY bound (%)", r"API's share of the anchor \(.*?\): " + NUMBER + "%", True
+            ),
         ),
     ),
     "contributions": Benchmark(
