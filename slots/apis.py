@@ -22,7 +22,7 @@ from slots.apis_schema import (
     RequestErrorSerializer,
     request_error_examples,
 )
-from slots.services.auth import principal_authenticate
+from slots.services.auth import principal_authenticate, principal_confirm
 from slots.services.errors import RequestRefused
 from slots.services.ingest import event_batch_ingest
 from slots.services.parsing import events_decode
@@ -120,7 +120,13 @@ class EventsApi(APIView):
         ],
     )
     def post(self, request: Request) -> HttpResponse:
-        events = events_decode(self.body)
+        try:
+            events = events_decode(self.body)
+        except RequestRefused:
+            principal_confirm(
+                request.auth
+            )  # a key revoked since it was cached is told so, not the body's fault
+            raise
         result = event_batch_ingest(events, principal=request.auth)
         return _json(200, result.as_dict())
 

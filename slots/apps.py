@@ -12,8 +12,8 @@ class SlotsConfig(AppConfig):
 
         from slots.models import GatewayKey, MachineKey
 
-        # A key revoked or deleted stops working at once here and, through the shared revocation
-        # generation, in every other process.
+        # A key revoked or deleted is forgotten here at once; every process's next write checks its row
+        # (slots.services.auth).
         for model in (MachineKey, GatewayKey):
             post_save.connect(
                 principal_cache_clear_receiver, sender=model, dispatch_uid=f"keys-{model.__name__}"

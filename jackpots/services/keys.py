@@ -1,8 +1,8 @@
 """Revoking any key by what a person has of it: the whole key, or the prefix the admin lists.
 
 Machine, gateway and table keys are revoked (kept on record with ``revoked_at``); a screen's token is
-cleared. A revoked machine or gateway key stops working at once in every process (slots.apps sends the
-revocation generation on the key's save); table keys and screen tokens are looked up afresh on every use.
+cleared. A revoked machine or gateway key stops working at once in every process (each request's write checks
+the key's row, slots.services.auth); table keys and screen tokens are looked up afresh on every use.
 """
 
 from __future__ import annotations

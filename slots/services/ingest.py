@@ -14,6 +14,7 @@ from django.utils import timezone
 from common.times import time_window
 from slots import hooks, selectors
 from slots.models import MachineAlert, MachineEvent
+from slots.services.auth import principal_confirm, principal_refuse
 from slots.services.engine_notify import engine_notifier
 from slots.services.machines import machines_touch
 from slots.services.meters import meters_apply
@@ -23,7 +24,7 @@ from slots.services.parsing import (
     Principal,
     event_parse,
 )
-from slots.services.storage import events_store
+from slots.services.storage import KeyRevoked, events_store
 
 
 class Rejection(TypedDict):
@@ -77,8 +78,12 @@ def event_batch_ingest(
             result.rejected.append({"index": index, "error": rejection.code, "detail": rejection.detail})
     parsed = _levels_check(parsed, result)
     unique, conflicts = _batch_dedupe(parsed, result)
+    single = bool(unique) and _single_statement(unique)
+    if not single:
+        # The single statement checks the key itself; every other request asks before it writes.
+        principal_confirm(principal)
     if unique:
-        inserted = _store(unique, conflicts, result, now)
+        inserted = _store(unique, conflicts, result, now, principal if single else None)
         result.accepted = len(inserted)
         if any(event.pending for event in inserted):
             # Outside a transaction (the single-statement path) this runs at once: already committed.
@@ -88,11 +93,20 @@ def event_batch_ingest(
 
 
 def _store(
-    unique: list[ParsedEvent], conflicts: list[ParsedEvent], result: IngestResult, now: datetime
+    unique: list[ParsedEvent],
+    conflicts: list[ParsedEvent],
+    result: IngestResult,
+    now: datetime,
+    single: Principal | None,
 ) -> list[ParsedEvent]:
-    """Stores the batch's distinct events and what follows from them; returns those inserted."""
-    if _single_statement(unique):
-        inserted, existing = events_store(unique, received_at=now, touch=True)
+    """Stores the batch's distinct events and what follows from them; returns those inserted. With
+    ``single``, the caller, in one statement that checks its key."""
+    if single is not None:
+        try:
+            inserted, existing = events_store(unique, received_at=now, touch=True, key=single.key)
+        except KeyRevoked:
+            principal_refuse(single)
+
         _outcomes(unique, existing, conflicts, result)
         _conflicts_record(conflicts, result, now)
         _games_announce(inserted)

@@ -33,11 +33,22 @@ _IN_SERVICE_STATES = frozenset({"in_service", "offline"})
 
 
 @dataclass(slots=True, frozen=True)
+class KeyRow:
+    """The credential a principal was read from: its table and row, which the request's write checks is
+    still active (slots.services.auth)."""
+
+    table: str
+    id: int
+
+
+@dataclass(slots=True, frozen=True)
 class Principal:
-    """Who is posting: a machine key (``machine_id``) or a venue's gateway key (``venue_id``)."""
+    """Who is posting: a machine key (``machine_id``) or a venue's gateway key (``venue_id``). ``key`` is
+    the credential's row; None for a caller inside the process, which has no key to check."""
 
     machine_id: int | None = None
     venue_id: int | None = None
+    key: KeyRow | None = None
 
     def may_post_for(self, machine: MachineInfo) -> bool:
         if self.machine_id is not None:

@@ -22,7 +22,7 @@ from django.db import connection
 from django.db.models import Q
 
 from slots.models import MachineEvent
-from slots.services.parsing import ParsedEvent
+from slots.services.parsing import KeyRow, ParsedEvent
 
 _COLUMNS = (
     "machine_id, seq, type, at, received_at, digest, payload, wager_cents, win_cents, bank_id, "
@@ -49,8 +49,15 @@ _INSERT = (
 # and jackpots; the period's lookup is one probe of its partial unique index, nothing found on a
 # machine in play). One statement is one
 # transaction: no BEGIN/COMMIT round trips on the hot path. GREATEST skips NULLs.
+# The caller's key is checked in the same statement (slots.services.auth): the rows go in only while the
+# key's row is active, and the first column of every row returned says whether it was. {key_ok} is
+# _KEY_ACTIVE on a model's table (KeyRow), never input, or true for a caller inside the process.
+_KEY_ACTIVE = "EXISTS (SELECT 1 FROM {table} WHERE id = %s AND revoked_at IS NULL)"
 _INSERT_AND_TOUCH = (
-    f"WITH inserted AS (INSERT INTO slots_machineevent ({_COLUMNS}) {_RECORDS} "
+    "WITH key_ok AS (SELECT {key_ok} AS ok), "
+    f"inserted AS (INSERT INTO slots_machineevent ({_COLUMNS}) "
+    + _RECORDS.replace(" ORDER BY", " WHERE (SELECT ok FROM key_ok) ORDER BY")
+    + " "
     "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id, type, at), "
     "seen AS (SELECT machine_id, max(at) FILTER (WHERE type = 1) AS game_at, min(seq) AS first_seq "
     "FROM inserted GROUP BY machine_id), "
@@ -72,19 +79,24 @@ _INSERT_AND_TOUCH = (
     "format('Heard again (seq %%s); offline since %%s UTC.', b.ended_seq, "
     "to_char(b.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')), 'seq ' || b.ended_seq "
     "FROM back b JOIN slots_slotmachine m ON m.id = b.machine_id JOIN floor_room r ON r.id = m.room_id) "
-    "SELECT machine_id, seq, id FROM inserted"
+    "SELECT k.ok, i.machine_id, i.seq, i.id FROM key_ok k LEFT JOIN inserted i ON true"
 )
 
 
+class KeyRevoked(Exception):
+    """The caller's key was found revoked or gone by the guarded insert: nothing was stored."""
+
+
 def events_store(
-    events: list[ParsedEvent], *, received_at: datetime, touch: bool = False
+    events: list[ParsedEvent], *, received_at: datetime, touch: bool = False, key: KeyRow | None = None
 ) -> tuple[list[ParsedEvent], dict[tuple[int, int], str]]:
     """Inserts what is new; returns the inserted events (``stored_id`` set) and the digest already
-    stored for every other (machine_id, seq) of the batch. With ``touch`` (PostgreSQL only, one
-    machine's games and jackpots) the same statement does what machines_touch would."""
+    stored for every other (machine_id, seq) of the batch. With ``touch`` (PostgreSQL only, one machine's
+    games and jackpots) the same statement checks that the caller's ``key`` is active (KeyRevoked if not,
+    nothing stored) and does what machines_touch would."""
     events = sorted(events, key=lambda event: event.key)
     if connection.vendor == "postgresql":
-        inserted_ids = _insert_postgresql(events, touch=touch)
+        inserted_ids = _insert_postgresql(events, touch=touch, key=key)
         existing_keys = [event.key for event in events if event.key not in inserted_ids]
         existing = _digests(existing_keys)
     else:
@@ -141,7 +153,9 @@ def _row(event: ParsedEvent) -> EventRow:
     }
 
 
-def _insert_postgresql(events: list[ParsedEvent], *, touch: bool) -> dict[tuple[int, int], int]:
+def _insert_postgresql(
+    events: list[ParsedEvent], *, touch: bool, key: KeyRow | None
+) -> dict[tuple[int, int], int]:
     if not events:
         return {}
     records = orjson.dumps([_row(event) for event in events]).decode()
@@ -149,8 +163,18 @@ def _insert_postgresql(events: list[ParsedEvent], *, touch: bool) -> dict[tuple[
     # Server-side binding: the document travels as a parameter instead of being quoted into the
     # statement's text by Django's client-side cursor.
     with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(_INSERT_AND_TOUCH if touch else _INSERT, [records])
-        return {(machine_id, seq): pk for machine_id, seq, pk in cursor.fetchall()}
+        if not touch:
+            cursor.execute(_INSERT, [records])
+            return {(machine_id, seq): pk for machine_id, seq, pk in cursor.fetchall()}
+        if key is None:
+            cursor.execute(_INSERT_AND_TOUCH.replace("{key_ok}", "true"), [records])
+        else:
+            check = _KEY_ACTIVE.replace("{table}", connection.ops.quote_name(key.table))
+            cursor.execute(_INSERT_AND_TOUCH.replace("{key_ok}", check), [key.id, records])
+        rows = cursor.fetchall()
+    if not rows[0][0]:
+        raise KeyRevoked
+    return {(machine_id, seq): pk for _ok, machine_id, seq, pk in rows if pk is not None}
 
 
 def _insert_generic(events: list[ParsedEvent], *, received_at: datetime) -> dict[tuple[int, int], int]:

@@ -51,30 +51,78 @@ def test_revoked_key_stops_working_at_once_in_the_revoking_process(machine, post
 
 
 def _revoke_in_another_process(revoke) -> None:
-    """Runs ``revoke`` as another server process would: this process's key cache survives it, and only
-    the shared revocation generation can tell this process about it."""
+    """Runs ``revoke`` as another server process would: this process's key cache survives it, and no
+    message reaches this process; only the check on its next request's write can tell."""
     kept = dict(auth._cache)
     revoke()
     auth._cache.clear()
     auth._cache.update(kept)
 
 
+def _revoked_by_update(credential: MachineKey) -> None:
+    """Revoked as plainly as can be: one UPDATE, no signal, no other process told."""
+    MachineKey.objects.filter(pk=credential.pk).update(revoked_at=timezone.now())
+
+
 @pytest.mark.django_db(transaction=True)
 def test_key_revoked_by_another_process_stops_working_here_at_once(machine, post_events):
+    """Revoked and posted at once: the single-statement insert (a machine's games, autocommit) checks the
+    key's row in the same statement, so the post right after the revocation's commit is refused."""
     credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
     assert post_events([game(machine, 1)], key=key)[0] == 200
     assert post_events([game(machine, 2)], key=key)[0] == 200  # served from this process's cache
-    [(_expires, principal, generation)] = auth._cache.values()
+    [(_expires, principal)] = auth._cache.values()
     assert principal.machine_id == machine.id
 
-    _revoke_in_another_process(lambda: credential_revoke(credential))
-
-    assert [entry[2] for entry in auth._cache.values()] == [generation]  # still cached here...
-    assert auth._revocation_generation() == generation + 1  # ...but the shared generation moved on
+    _revoked_by_update(credential)
+    assert len(auth._cache) == 1  # still cached here
     status, body = post_events([game(machine, 3)], key=key)
     assert (status, body["error"]) == (401, "invalid_key")
     assert auth._cache == {}
     assert sorted(MachineEvent.objects.values_list("seq", flat=True)) == [1, 2]
+    # A batch that would only be duplicates is refused as well, not answered.
+    status, body = post_events([game(machine, 2)], key=key)
+    assert (status, body["error"]) == (401, "invalid_key")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_key_revoked_elsewhere_is_refused_on_a_batch_stored_in_a_transaction(machine, post_events):
+    """Meters and status events go through a transaction, not the single statement: the key is asked
+    for once before the write."""
+    credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
+
+    def door(seq: int, status: str) -> dict:
+        at = timezone.now().isoformat()
+        return {"machine": machine.asset_number, "seq": seq, "at": at, "type": "status", "status": status}
+
+    assert post_events([door(1, "door_open"), game(machine, 2)], key=key)[1]["accepted"] == 2
+    _revoked_by_update(credential)
+    status, body = post_events([door(3, "door_closed"), game(machine, 4)], key=key)
+    assert (status, body["error"]) == (401, "invalid_key")
+    assert sorted(MachineEvent.objects.values_list("seq", flat=True)) == [1, 2]
+
+
+def test_key_revoked_elsewhere_gets_401_not_the_bodys_error(machine, post_events):
+    credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
+    assert post_events([game(machine, 1)], key=key)[0] == 200
+    _revoked_by_update(credential)
+    status, body = post_events(key=key, body=b"{not json")
+    assert (status, body["error"]) == (401, "invalid_key")
+
+
+def test_a_cached_key_is_checked_by_one_probe_of_its_row(machine, post_events, django_assert_num_queries):
+    """In a transaction (here, the test's) a cached key costs one primary-key probe, nothing else: no
+    look-up by digest, no shared counter."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    _credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
+    assert post_events([game(machine, 1)], key=key)[0] == 200
+    with CaptureQueriesContext(connection) as queries:
+        assert post_events([game(machine, 2)], key=key)[0] == 200
+    key_queries = [query["sql"] for query in queries if "slots_machinekey" in query["sql"]]
+    assert len(key_queries) == 1
+    assert "WHERE id = " in key_queries[0] and "revoked_at IS NULL" in key_queries[0]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -111,30 +159,19 @@ def test_revoked_key_is_refused_by_a_process_with_a_cold_cache(machine, post_eve
     assert (status, body["error"]) == (401, "invalid_key")
 
 
-def test_a_revocation_is_published_only_after_its_commit(
+def test_a_revocation_forgets_this_processs_keys_at_once_and_after_its_commit(
     machine, post_events, django_capture_on_commit_callbacks
 ):
-    credential, _key = credential_issue(MachineKey, kind="mach", machine=machine)
-    before = auth._revocation_generation()
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        credential_revoke(credential)
-    assert auth._revocation_generation() == before
-    assert len(callbacks) == 1
-    callbacks[0]()
-    assert auth._revocation_generation() == before + 1
-
-
-def test_an_unreadable_generation_sends_every_request_to_the_database(machine, post_events, monkeypatch):
     credential, key = credential_issue(MachineKey, kind="mach", machine=machine)
     assert post_events([game(machine, 1)], key=key)[0] == 200
-
-    def broken() -> int:
-        raise ConnectionError("cache down")
-
-    monkeypatch.setattr(auth, "_generation_read", broken)
-    MachineKey.objects.filter(pk=credential.pk).update(revoked_at=timezone.now())  # no signal at all
-    status, body = post_events([game(machine, 2)], key=key)
-    assert (status, body["error"]) == (401, "invalid_key")
+    assert len(auth._cache) == 1
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        credential_revoke(credential)
+        assert auth._cache == {}
+        auth._cache["stale"] = (0.0, None)  # cached by a request that read the key before the commit
+    assert len(callbacks) == 1
+    callbacks[0]()
+    assert auth._cache == {}
 
 
 @pytest.mark.parametrize(
