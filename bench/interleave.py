@@ -100,6 +100,8 @@ BENCHMARKS: dict[str, Benchmark] = {
     "signage": Benchmark(
         "bench/signage.py --clients 1000 --seconds 10",
         (
+            # A run where screens failed to connect measures fewer screens: the count is a figure too.
+            Figure("screens connected", r"screens \(" + NUMBER + " connected", True),
             Figure("latency p50 (ms)", r"update frame: p50 " + NUMBER + " ms"),
             Figure("latency p99 (ms)", r"update frame: p50 \d+ ms, p99 " + NUMBER + " ms"),
             Figure("frames dropped", r"dropped " + NUMBER + r" \(gaps"),
