@@ -17,15 +17,20 @@ import hashlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlparse
 
 import psycopg
 from psycopg import sql
 
 ROOT = Path(__file__).resolve().parent.parent
-# The product's code: what its migrations and post_migrate handlers are made of. Tests are not in it.
+# The product's Django code: what its migrations and post_migrate handlers are made of. The tests, the
+# benchmarks and the gateway (no Django app) are not in it: changing them keeps the template.
 PRODUCT = [
-    p for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists() and p.name not in {"tests"}
+    p
+    for p in ROOT.iterdir()
+    if p.is_dir() and (p / "__init__.py").exists() and p.name not in {"tests", "bench", "gateway"}
 ]
 LOCK = 0x70726F67  # the advisory lock the workers take while one of them builds the template
 
@@ -39,29 +44,29 @@ def code_digest() -> str:
     return digest.hexdigest()[:12]
 
 
-def _admin_url(database: dict) -> str:
-    """A libpq URL to the server's maintenance database with the test database's credentials."""
-    parts = {
-        "host": database.get("HOST") or "",
-        "port": str(database.get("PORT") or ""),
-        "user": database.get("USER") or "",
-        "password": database.get("PASSWORD") or "",
-        "dbname": "postgres",
+@contextlib.contextmanager
+def _locked(database: dict) -> Iterator[psycopg.Connection]:
+    """A connection to the server's maintenance database, as the test database's user, holding the lock
+    under which a template is built or copied (a template copied from must have no other session)."""
+    params = {
+        key.lower(): str(database[key]) for key in ("HOST", "PORT", "USER", "PASSWORD") if database.get(key)
     }
-    return " ".join(f"{key}='{value}'" for key, value in parts.items() if value)
+    with psycopg.connect(dbname="postgres", autocommit=True, **params) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", [LOCK])
+        try:
+            yield conn
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", [LOCK])
 
 
 def _exists(conn: psycopg.Connection, name: str) -> bool:
     return conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone() is not None
 
 
-def _migrate(database: dict, name: str) -> None:
-    """`manage.py migrate` on database `name`, with the test settings and the same server and user."""
-    user = database.get("USER") or ""
-    password = f":{database['PASSWORD']}" if database.get("PASSWORD") else ""
-    host = database.get("HOST") or "127.0.0.1"
-    port = f":{database['PORT']}" if database.get("PORT") else ""
-    url = f"postgres://{user}{password}{'@' if user else ''}{host}{port}/{name}"
+def _migrate(name: str) -> None:
+    """`manage.py migrate` on database `name`: DATABASE_URL with its database replaced (its scheme, user,
+    server and options as the suite's), and the test settings."""
+    url = urlparse(os.environ["DATABASE_URL"])._replace(path=f"/{name}").geturl()
     env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "config.test_settings"}
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env, check=True
@@ -71,44 +76,31 @@ def _migrate(database: dict, name: str) -> None:
 def template_build(database: dict, prefix: str) -> str:
     """The name of a template migrated for today's code, built if there is none; older ones are dropped."""
     name = f"{prefix}_tpl_{code_digest()}"
-    with psycopg.connect(_admin_url(database), autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", [LOCK])
-        try:
-            if not _exists(conn, name):
-                building = f"{name}_building"
-                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(building)))
-                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(building)))
-                _migrate(database, building)
-                conn.execute(
-                    sql.SQL("ALTER DATABASE {} RENAME TO {}").format(
-                        sql.Identifier(building), sql.Identifier(name)
-                    )
-                )
-                stale = conn.execute(
-                    "SELECT datname FROM pg_database WHERE datname LIKE %s AND datname <> %s",
-                    [f"{prefix}\\_tpl\\_%", name],
-                ).fetchall()
-                for (old,) in stale:
-                    # Another checkout's run may be copying it: it goes at the next build.
-                    with contextlib.suppress(psycopg.errors.ObjectInUse):
-                        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(old)))
-
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", [LOCK])
+    with _locked(database) as conn:
+        if _exists(conn, name):
+            return name
+        building = f"{name}_building"
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(building)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(building)))
+        _migrate(building)
+        conn.execute(
+            sql.SQL("ALTER DATABASE {} RENAME TO {}").format(sql.Identifier(building), sql.Identifier(name))
+        )
+        stale = conn.execute(
+            "SELECT datname FROM pg_database WHERE datname LIKE %s AND datname <> %s",
+            [f"{prefix}\\_tpl\\_%", name],
+        ).fetchall()
+        for (old,) in stale:
+            # Another checkout's run may be copying it: it goes at the next build.
+            with contextlib.suppress(psycopg.errors.ObjectInUse):
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(old)))
     return name
 
 
 def database_copy(database: dict, template: str, name: str) -> None:
-    """The test database `name`, dropped if a run left it, as a copy of `template` (one copy at a time: a
-    template copied from must have no other session, and a build holds the same lock)."""
-    with psycopg.connect(_admin_url(database), autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", [LOCK])
-        try:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-            conn.execute(
-                sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-                    sql.Identifier(name), sql.Identifier(template)
-                )
-            )
-        finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", [LOCK])
+    """The test database `name`, dropped if a run left it, as a copy of `template`."""
+    with _locked(database) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(name), sql.Identifier(template))
+        )
