@@ -123,9 +123,8 @@ class EventsApi(APIView):
         try:
             events = events_decode(self.body)
         except RequestRefused:
-            principal_confirm(
-                request.auth
-            )  # a key revoked since it was cached is told so, not the body's fault
+            # A key revoked since it was cached is told so, not its body's fault.
+            principal_confirm(request.auth)
             raise
         result = event_batch_ingest(events, principal=request.auth)
         return _json(200, result.as_dict())

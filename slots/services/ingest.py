@@ -83,7 +83,7 @@ def event_batch_ingest(
         # The single statement checks the key itself; every other request asks before it writes.
         principal_confirm(principal)
     if unique:
-        inserted = _store(unique, conflicts, result, now, principal if single else None)
+        inserted = _store(unique, conflicts, result, now, principal, single=single)
         result.accepted = len(inserted)
         if any(event.pending for event in inserted):
             # Outside a transaction (the single-statement path) this runs at once: already committed.
@@ -97,15 +97,17 @@ def _store(
     conflicts: list[ParsedEvent],
     result: IngestResult,
     now: datetime,
-    single: Principal | None,
+    principal: Principal,
+    *,
+    single: bool,
 ) -> list[ParsedEvent]:
     """Stores the batch's distinct events and what follows from them; returns those inserted. With
-    ``single``, the caller, in one statement that checks its key."""
-    if single is not None:
+    ``single``, in one statement that also checks the principal's key."""
+    if single:
         try:
-            inserted, existing = events_store(unique, received_at=now, touch=True, key=single.key)
+            inserted, existing = events_store(unique, received_at=now, touch=True, key=principal.key)
         except KeyRevoked:
-            principal_refuse(single)
+            principal_refuse(principal)
 
         _outcomes(unique, existing, conflicts, result)
         _conflicts_record(conflicts, result, now)

@@ -10,6 +10,7 @@ embedded SQLite default) serialise writers, so a read of the existing rows follo
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 from functools import reduce
 from operator import or_
@@ -31,14 +32,15 @@ _COLUMNS = (
 # The batch travels as ONE json parameter, a list of row objects that PostgreSQL's C json parser turns
 # into rows: building it is one orjson call, where one array parameter per column cost the driver a
 # Python-level dump of every element (a sixth of a request's time, measured with py-spy).
-_RECORDS = (
+_RECORDS_FROM = (
     "SELECT u.machine_id, u.seq, u.type, u.at, now(), u.digest, u.payload, u.wager_cents, u.win_cents, "
     "u.bank_id, u.denomination_cents, u.is_max_bet, u.level_id, u.amount_cents, u.pending "
     "FROM json_to_recordset(%s::json) AS u(machine_id bigint, seq bigint, type smallint, at timestamptz, "
     "digest varchar, payload jsonb, wager_cents bigint, win_cents bigint, bank_id bigint, "
-    "denomination_cents integer, is_max_bet boolean, level_id bigint, amount_cents bigint, pending boolean) "
-    "ORDER BY u.machine_id, u.seq"
+    "denomination_cents integer, is_max_bet boolean, level_id bigint, amount_cents bigint, pending boolean)"
 )
+_RECORDS_ORDER = " ORDER BY u.machine_id, u.seq"
+_RECORDS = _RECORDS_FROM + _RECORDS_ORDER
 _INSERT = (
     f"INSERT INTO slots_machineevent ({_COLUMNS}) {_RECORDS} "
     "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id"
@@ -51,13 +53,13 @@ _INSERT = (
 # transaction: no BEGIN/COMMIT round trips on the hot path. GREATEST skips NULLs.
 # The caller's key is checked in the same statement (slots.services.auth): the rows go in only while the
 # key's row is active, and the first column of every row returned says whether it was. {key_ok} is
-# _KEY_ACTIVE on a model's table (KeyRow), never input, or true for a caller inside the process.
+# _KEY_ACTIVE on a model's table (KeyRow), never input, or true for a caller inside the process
+# (_insert_and_touch).
 _KEY_ACTIVE = "EXISTS (SELECT 1 FROM {table} WHERE id = %s AND revoked_at IS NULL)"
 _INSERT_AND_TOUCH = (
     "WITH key_ok AS (SELECT {key_ok} AS ok), "
     f"inserted AS (INSERT INTO slots_machineevent ({_COLUMNS}) "
-    + _RECORDS.replace(" ORDER BY", " WHERE (SELECT ok FROM key_ok) ORDER BY")
-    + " "
+    f"{_RECORDS_FROM} WHERE (SELECT ok FROM key_ok){_RECORDS_ORDER} "
     "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id, type, at), "
     "seen AS (SELECT machine_id, max(at) FILTER (WHERE type = 1) AS game_at, min(seq) AS first_seq "
     "FROM inserted GROUP BY machine_id), "
@@ -167,14 +169,23 @@ def _insert_postgresql(
             cursor.execute(_INSERT, [records])
             return {(machine_id, seq): pk for machine_id, seq, pk in cursor.fetchall()}
         if key is None:
-            cursor.execute(_INSERT_AND_TOUCH.replace("{key_ok}", "true"), [records])
+            cursor.execute(_insert_and_touch(None), [records])
         else:
-            check = _KEY_ACTIVE.replace("{table}", connection.ops.quote_name(key.table))
-            cursor.execute(_INSERT_AND_TOUCH.replace("{key_ok}", check), [key.id, records])
+            cursor.execute(_insert_and_touch(key.table), [key.id, records])
         rows = cursor.fetchall()
     if not rows[0][0]:
         raise KeyRevoked
     return {(machine_id, seq): pk for _ok, machine_id, seq, pk in rows if pk is not None}
+
+
+@functools.cache
+def _insert_and_touch(key_table: str | None) -> str:
+    """The single statement checking a key of ``key_table`` (a model's table), or none: built once each."""
+    if key_table is None:
+        return _INSERT_AND_TOUCH.replace("{key_ok}", "true")
+    return _INSERT_AND_TOUCH.replace(
+        "{key_ok}", _KEY_ACTIVE.replace("{table}", connection.ops.quote_name(key_table))
+    )
 
 
 def _insert_generic(events: list[ParsedEvent], *, received_at: datetime) -> dict[tuple[int, int], int]:
