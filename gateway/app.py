@@ -8,7 +8,7 @@ import tomllib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gateway.broadcast import GroupBroadcaster, ProgressiveBoard, ServerChannel
+from gateway.broadcast import FRESH_FOR_SECONDS, GroupBroadcaster, ProgressiveBoard, ServerChannel
 from gateway.forward import Forwarder
 from gateway.host import MachineHost
 from gateway.host_io import Callbacks, Kept, MachineConfig
@@ -58,7 +58,7 @@ class GatewayConfig:
     # The periodic refresh: a change goes out at once, this repeats the amounts well inside the machines'
     # 5 s rule and mends a broadcast a machine missed (type G polls are never acknowledged) within 0.5 s.
     broadcast_every: float = 0.5
-    fresh_for: float = 12.0
+    fresh_for: float = FRESH_FOR_SECONDS
     source: str = "file"  # "api": machines and groups from GET /api/v1/gateway/config
     config_every: float = 300.0  # s between fetches of the server's map (and on every reconnect)
     machine_defaults: dict[str, Any] = field(default_factory=dict)  # local settings of API machines
@@ -132,7 +132,7 @@ def parse_config(raw: dict[str, Any]) -> GatewayConfig:
             groups=groups,
             lines=lines,
             broadcast_every=float(raw.get("broadcast_every", 0.5)),
-            fresh_for=float(raw.get("fresh_for", 12.0)),
+            fresh_for=float(raw.get("fresh_for", FRESH_FOR_SECONDS)),
             source=source,
             config_every=float(server.get("config_every", 300.0)),
             machine_defaults=dict(raw.get("machine_defaults", {})),

@@ -31,10 +31,15 @@ def eur_to_cents(text: str) -> int:
     return int(cents)
 
 
+# How long the server may say nothing before the board goes stale (the lines stop broadcasting; a machine
+# raises exception 53 five seconds later). Well above the server's heartbeat.
+FRESH_FOR_SECONDS = 12.0
+
+
 class ProgressiveBoard:
     """Current amount of every SAS (group, level) this gateway drives, keyed from server level ids."""
 
-    def __init__(self, mapping: dict[int, tuple[int, int]], fresh_for: float = 12.0) -> None:
+    def __init__(self, mapping: dict[int, tuple[int, int]], fresh_for: float = FRESH_FOR_SECONDS) -> None:
         self.mapping = mapping  # server level id -> (SAS group, SAS level)
         self.fresh_for = fresh_for
         self.amounts: dict[tuple[int, int], int] = {}

@@ -19,15 +19,15 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from common.credentials import screen_token_issue
-from gateway.app import GatewayConfig
+from gateway.broadcast import FRESH_FOR_SECONDS
 from tests.factories import SignageScreenFactory
 from tests.gatewaylink.helpers import sas_floor
 from tests.served import dockerfile_server  # noqa: F401
+from tests.signage.helpers import offline_warn_seconds
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis]
 
-FRESH_FOR = GatewayConfig.__dataclass_fields__["fresh_for"].default  # the gateway's own default
-OFFLINE_WARN_SECONDS = 10.0  # a sign silent this long says its amounts may be stale (signage.js)
+OFFLINE_WARN_SECONDS = offline_warn_seconds()
 
 
 async def _open(url: str, address: str, timeout: float = 30):
@@ -106,5 +106,5 @@ def test_a_flood_with_the_gateway_key_leaves_the_gateway_and_signs_alone(dockerf
     assert figures["outcomes"] == {"4409": flood}
     assert figures["sign_frame"] == "snapshot"
     assert figures["beats_after"] >= 2
-    assert figures["gap"] < FRESH_FOR
+    assert figures["gap"] < FRESH_FOR_SECONDS
     assert figures["snapshot"] < OFFLINE_WARN_SECONDS

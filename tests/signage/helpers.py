@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from channels.testing import WebsocketCommunicator
@@ -37,6 +39,16 @@ SOCKET_TESTS = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("close_db_in_worker_thread", "quiet_signs"),
 ]
+
+
+SIGN_SCRIPT = Path(__file__).resolve().parents[2] / "signage" / "static" / "signage" / "signage.js"
+
+
+def offline_warn_seconds() -> float:
+    """How long a sign goes without a frame before it says its amounts may be stale, as signage.js has it."""
+    found = re.search(r"OFFLINE_WARN_MS = (\d+);", SIGN_SCRIPT.read_text())
+    assert found is not None, "signage.js no longer names OFFLINE_WARN_MS"
+    return int(found[1]) / 1000
 
 
 def pending_event_add(asset_number: str, age_seconds: int) -> MachineEvent:

@@ -25,14 +25,15 @@ from tests.factories import (
     SignageScreenFactory,
     SlotMachineFactory,
 )
+from tests.signage.helpers import offline_warn_seconds
 from tests.workspace.test_browser import asgi_server
 from tests.workspace.test_desk_browser import chromium
 
 pytestmark = [pytest.mark.postgres]
 
-# A sign with nothing from its socket for this long says its amounts may be stale (signage.js): every sign
-# opened with the floor must have drawn its snapshot before then.
-OFFLINE_WARN_SECONDS = 10.0
+# A sign with nothing from its socket for this long says its amounts may be stale: every sign opened with
+# the floor must have drawn its snapshot before then.
+OFFLINE_WARN_SECONDS = offline_warn_seconds()
 
 
 def _screens(count: int) -> list[tuple[str, str]]:
