@@ -21,12 +21,13 @@ import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import urlparse
 
 import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.stack import url_with_database  # noqa: E402
 
 
 def _load() -> str:
@@ -39,10 +40,6 @@ def _admin_url() -> str:
     if not url.startswith("postgres"):
         sys.exit("DATABASE_URL must point at PostgreSQL")
     return url
-
-
-def _with_database(url: str, name: str) -> str:
-    return urlparse(url)._replace(path=f"/{name}").geturl()
 
 
 def _setup(url: str) -> None:
@@ -185,9 +182,9 @@ def main() -> None:
     args = parser.parse_args()
     admin = _admin_url()
     name = f"bench_contributions_{os.getpid()}"
-    with psycopg.connect(_with_database(admin, "postgres"), autocommit=True) as conn:
+    with psycopg.connect(url_with_database(admin, "postgres"), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    url = _with_database(admin, name)
+    url = url_with_database(admin, name)
     try:
         _setup(url)
         from django.conf import settings
@@ -235,7 +232,7 @@ def main() -> None:
         from django.db import connections
 
         connections.close_all()
-        with psycopg.connect(_with_database(admin, "postgres"), autocommit=True) as conn:
+        with psycopg.connect(url_with_database(admin, "postgres"), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 

@@ -23,7 +23,6 @@ import logging
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -32,7 +31,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
+from urllib.parse import urlparse
 
 import httpx
 import orjson
@@ -43,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.ingest_anchor import anchor_report, backend_cpu, copy_anchor  # noqa: E402
+from bench.stack import free_port, url_with_database  # noqa: E402
 
 # The server's settings in the benchmarks: production ones, over plain HTTP on the loopback.
 SERVER_ENV = {
@@ -52,17 +52,6 @@ SERVER_ENV = {
     "SECURE_SSL_REDIRECT": "0",
     "LOG_LEVEL": "WARNING",
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _database_url(server_url: str, name: str) -> str:
-    parsed = urlparse(server_url)
-    return urlunparse(parsed._replace(path=f"/{name}"))
 
 
 def _setup(database_url: str, machines: int) -> list[tuple[str, str, int, int]]:
@@ -289,7 +278,7 @@ def _arguments() -> argparse.Namespace:
 
 def _server_start(database_url: str, args) -> tuple[subprocess.Popen, str]:
     """uvicorn on a free port, once it answers; returns the process and the events URL."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, **SERVER_ENV, "DATABASE_URL": database_url, "DATABASE_POOL_SIZE": str(args.pool)}
     command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
     command += ["--port", str(port), "--workers", str(args.workers), "--no-access-log"]
@@ -374,8 +363,8 @@ def main() -> None:
 
     server_url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
     bench_db = f"progressivo_bench_{os.getpid()}"
-    admin_url = _database_url(server_url, "postgres")
-    database_url = _database_url(server_url, bench_db)
+    admin_url = url_with_database(server_url, "postgres")
+    database_url = url_with_database(server_url, bench_db)
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{bench_db}"')
     server = None

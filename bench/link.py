@@ -30,7 +30,6 @@ import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
 
 import httpx
 import psycopg
@@ -38,15 +37,11 @@ import websockets
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.stack import BIN, Stack  # noqa: E402
+from bench.stack import BIN, Stack, url_with_database  # noqa: E402
 
 POOL = "JUMBO7"
 RATES = {"EUR": None, "CHF": "0.93500000"}
 LINK_ENV = {"LINK_HEARTBEAT_SECONDS": "1"}
-
-
-def _database_url(url: str, name: str) -> str:
-    return urlunparse(urlparse(url)._replace(path=f"/{name}"))
 
 
 def _setup(database_url: str, sites: int) -> dict[str, tuple[str, str | None]]:
@@ -198,8 +193,8 @@ def main() -> None:
 
     server_url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
     bench_db = f"progressivo_link_{os.getpid()}"
-    admin_url = _database_url(server_url, "postgres")
-    database_url = _database_url(server_url, bench_db)
+    admin_url = url_with_database(server_url, "postgres")
+    database_url = url_with_database(server_url, bench_db)
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{bench_db}"')
     redis_url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"

@@ -11,9 +11,15 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+
+
+def url_with_database(server_url: str, name: str) -> str:
+    """``server_url`` (a postgres:// URL) naming the database ``name`` instead of its own."""
+    return urlparse(server_url)._replace(path=f"/{name}").geturl()
 
 
 def free_port() -> int:

@@ -19,10 +19,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlparse
 
 import psycopg
 from psycopg import sql
+
+from bench.stack import url_with_database
 
 ROOT = Path(__file__).resolve().parent.parent
 # The product's Django code: what its migrations and post_migrate handlers are made of. The tests, the
@@ -66,8 +67,11 @@ def _exists(conn: psycopg.Connection, name: str) -> bool:
 def _migrate(name: str) -> None:
     """`manage.py migrate` on database `name`: DATABASE_URL with its database replaced (its scheme, user,
     server and options as the suite's), and the test settings."""
-    url = urlparse(os.environ["DATABASE_URL"])._replace(path=f"/{name}").geturl()
-    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "config.test_settings"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": url_with_database(os.environ["DATABASE_URL"], name),
+        "DJANGO_SETTINGS_MODULE": "config.test_settings",
+    }
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=ROOT, env=env, check=True
     )
