@@ -9,9 +9,10 @@ from django.test import override_settings
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from common.background import BackgroundSender
 from slots.hooks import hooks
 from slots.models import MachineAlert, MachineEvent, SlotMachine
-from slots.services.engine_notify import EngineNotifier, engine_notifier
+from slots.services.engine_notify import engine_notifier
 from tests.factories import SlotMachineFactory
 from tests.slots.helpers import at, game, meters_event
 
@@ -175,7 +176,7 @@ def test_with_a_worker_the_last_events_of_a_burst_get_their_own_engine_run(
 
 def test_notifier_sends_at_most_every_interval_and_always_after_the_last_flag():
     sent = []
-    notifier = EngineNotifier(lambda: sent.append(time.monotonic()), interval=0.2)
+    notifier = BackgroundSender(lambda: sent.append(time.monotonic()), name="test", interval=0.2)
     notifier.notify()
     flags = []
     for _ in range(5):
@@ -195,7 +196,7 @@ def test_notifier_keeps_asking_while_the_broker_is_down():
         if len(attempts) < 3:
             raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    notifier = EngineNotifier(send, interval=0.01, retry=0.05)
+    notifier = BackgroundSender(send, name="test", interval=0.01, retry=0.05)
     notifier.notify()
     assert len(calls_until(attempts, 3)) == 3, "two refusals, then the broker takes the task, once"
 
