@@ -133,3 +133,12 @@ class OneRoundPBKDF2PasswordHasher(PBKDF2PasswordHasher):
 def passwords_hashed_fast() -> Iterator[None]:
     with override_settings(PASSWORD_HASHERS=["tests.conftest.OneRoundPBKDF2PasswordHasher"]):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_machine_map() -> None:
+    """Each test starts with no machine remembered (slots.services.machine_map): a test's machines reuse
+    the asset numbers of earlier tests."""
+    from slots.services.machine_map import machine_map_clear
+
+    machine_map_clear()

@@ -12,16 +12,24 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from common.times import time_window
-from slots import hooks, selectors
+from slots import hooks
 from slots.models import MachineAlert, MachineEvent
 from slots.services.auth import principal_confirm, principal_refuse
 from slots.services.engine_notify import engine_notifier
+from slots.services.machine_map import (
+    MachinesChanged,
+    machine_map_confirm,
+    machine_map_read,
+    machine_map_refresh,
+)
 from slots.services.machines import machines_touch
 from slots.services.meters import meters_apply
 from slots.services.parsing import (
     EventRejected,
+    MachineInfo,
     ParsedEvent,
     Principal,
+    event_limits,
     event_parse,
 )
 from slots.services.storage import KeyRevoked, events_store
@@ -65,20 +73,39 @@ def event_batch_ingest(
     per request at most.
     """
     now = now or timezone.now()
+    assets = {raw["machine"] for raw in events if isinstance(raw, dict) and type(raw.get("machine")) is str}
+    machines, remembered = machine_map_read(assets)
+    try:
+        return _ingest(events, principal, now, machines, remembered=remembered)
+    except MachinesChanged:
+        # Nothing was stored: the batch is checked again against the machines as they are now.
+        return _ingest(events, principal, now, machine_map_refresh(assets), remembered=False)
+
+
+def _ingest(
+    events: list[Any],
+    principal: Principal,
+    now: datetime,
+    machines: dict[str, MachineInfo],
+    *,
+    remembered: bool,
+) -> IngestResult:
     result = IngestResult()
-    machines = selectors.machines_by_asset(
-        {raw["machine"] for raw in events if isinstance(raw, dict) and isinstance(raw.get("machine"), str)}
-    )
-    window = time_window(now)
+    window, limits = time_window(now), event_limits()
     parsed: list[ParsedEvent] = []
     for index, raw in enumerate(events):
         try:
-            parsed.append(event_parse(index, raw, machines=machines, principal=principal, window=window))
+            parsed.append(
+                event_parse(index, raw, machines=machines, principal=principal, window=window, limits=limits)
+            )
         except EventRejected as rejection:
             result.rejected.append({"index": index, "error": rejection.code, "detail": rejection.detail})
     parsed = _levels_check(parsed, result)
     unique, conflicts = _batch_dedupe(parsed, result)
     single = bool(unique) and _single_statement(unique)
+    if remembered and (not single or result.rejected):
+        # The single statement confirms the machine it writes for; every other answer asks again.
+        machine_map_confirm(machines)
     if not single:
         # The single statement checks the key itself; every other request asks before it writes.
         principal_confirm(principal)
@@ -105,7 +132,9 @@ def _store(
     ``single``, in one statement that also checks the principal's key."""
     if single:
         try:
-            inserted, existing = events_store(unique, received_at=now, touch=True, key=principal.key)
+            inserted, existing = events_store(
+                unique, received_at=now, touch=True, key=principal.key, machine=unique[0].machine
+            )
         except KeyRevoked:
             principal_refuse(principal)
 

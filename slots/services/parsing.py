@@ -30,6 +30,8 @@ from slots.services.vocabulary import (
 
 _CORE_FIELDS = ("machine", "seq", "type", "at")
 _IN_SERVICE_STATES = frozenset({"in_service", "offline"})
+# The types the engine applies: stored pending. Plain ints, read once per event.
+_PENDING_TYPES = frozenset({int(MachineEvent.Type.GAME), int(MachineEvent.Type.JACKPOT)})
 
 
 @dataclass(slots=True, frozen=True)
@@ -95,7 +97,25 @@ class ParsedEvent:
 
     @property
     def pending(self) -> bool:
-        return self.type in (MachineEvent.Type.GAME, MachineEvent.Type.JACKPOT)
+        return self.type in _PENDING_TYPES
+
+
+@dataclass(slots=True, frozen=True)
+class EventLimits:
+    """The settings' bounds on amounts, read once per batch: a setting read through Django's lazy
+    settings object costs more than the check it serves (3% of an event post, py-spy)."""
+
+    win_max_cents: int
+    win_max_multiple: int
+    jackpot_max_cents: int
+
+
+def event_limits() -> EventLimits:
+    return EventLimits(
+        win_max_cents=settings.GAME_WIN_MAX_CENTS,
+        win_max_multiple=settings.GAME_WIN_MAX_MULTIPLE,
+        jackpot_max_cents=settings.JACKPOT_MAX_CENTS,
+    )
 
 
 class EventRejected(Exception):
@@ -133,6 +153,7 @@ def event_parse(
     machines: dict[str, MachineInfo],
     principal: Principal,
     window: TimeWindow,
+    limits: EventLimits,
 ) -> ParsedEvent:
     """One posted event checked against its machine, or EventRejected with the first problem found."""
     if not isinstance(raw, dict):
@@ -171,7 +192,7 @@ def event_parse(
         payload=payload,
         payload_json=payload_json,
     )
-    _PAYLOAD_PARSERS[type_code](event, raw)
+    _PAYLOAD_PARSERS[type_code](event, raw, limits)
     event.digest = _event_digest(event)
     return event
 
@@ -186,7 +207,7 @@ def _has_nul(value: object) -> bool:
     return False
 
 
-def _game_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
+def _game_parse(event: ParsedEvent, raw: dict[str, Any], limits: EventLimits) -> None:
     wager, win = raw.get("wager"), raw.get("win")
     if not _is_int(wager) or wager <= 0:
         raise EventRejected("invalid_wager")
@@ -199,21 +220,20 @@ def _game_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
         )
     if not _is_int(win) or win < 0:
         raise EventRejected("invalid_win")
-    cap = settings.GAME_WIN_MAX_CENTS
+    cap = limits.win_max_cents
     if win > cap:
         raise EventRejected(
             "win_out_of_range", f"A win of {win} cents is more than the largest win accepted, {cap} cents."
         )
-    if win > wager * settings.GAME_WIN_MAX_MULTIPLE:
+    if win > wager * limits.win_max_multiple:
         raise EventRejected(
             "win_out_of_range",
-            f"A win of {win} cents is more than {settings.GAME_WIN_MAX_MULTIPLE} times the wager of "
-            f"{wager} cents.",
+            f"A win of {win} cents is more than {limits.win_max_multiple} times the wager of {wager} cents.",
         )
     event.wager, event.win = wager, win
 
 
-def _meters_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
+def _meters_parse(event: ParsedEvent, raw: dict[str, Any], limits: EventLimits) -> None:
     meters = raw.get("meters")
     if not isinstance(meters, dict) or not meters:
         raise EventRejected("invalid_meters")
@@ -229,13 +249,13 @@ def _meters_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
     event.meters = meters
 
 
-def _jackpot_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
+def _jackpot_parse(event: ParsedEvent, raw: dict[str, Any], limits: EventLimits) -> None:
     level, amount = raw.get("level"), raw.get("amount")
     if not _is_int(level) or not 0 < level <= BIGINT_MAX:
         raise EventRejected("invalid_level")
     if not _is_int(amount) or amount <= 0:
         raise EventRejected("invalid_amount")
-    cap = settings.JACKPOT_MAX_CENTS
+    cap = limits.jackpot_max_cents
     if amount > cap:
         raise EventRejected(
             "amount_out_of_range", f"A jackpot of {amount} cents is more than the {cap} cents accepted."
@@ -262,14 +282,14 @@ def _payer_parse(raw: dict[str, Any], cap: int) -> None:
     raise EventRejected("invalid_paid")
 
 
-def _status_parse(event: ParsedEvent, raw: dict[str, Any]) -> None:
+def _status_parse(event: ParsedEvent, raw: dict[str, Any], limits: EventLimits) -> None:
     status = raw.get("status")
     if not isinstance(status, str) or status not in STATUS_FLAGS:
         raise EventRejected("unknown_status", f"{status!r} is not a known status.")
     event.status = status
 
 
-_PAYLOAD_PARSERS: dict[int, Callable[[ParsedEvent, dict[str, Any]], None]] = {
+_PAYLOAD_PARSERS: dict[int, Callable[[ParsedEvent, dict[str, Any], EventLimits], None]] = {
     MachineEvent.Type.GAME: _game_parse,
     MachineEvent.Type.METERS: _meters_parse,
     MachineEvent.Type.JACKPOT: _jackpot_parse,

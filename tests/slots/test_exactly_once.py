@@ -143,3 +143,35 @@ def test_single_statement_path_stores_touches_and_dedupes(machine, machine_key, 
         (2, 0, True),
         (3, 0, True),
     ]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_session_that_lost_its_stage_makes_it_again_and_stores_once(machine, machine_key, post_events):
+    """The rows reach PostgreSQL through the session's staging table (slots.services.storage): a session
+    whose stage was dropped (DISCARD TEMP, a DROP by hand) stores the next batch all the same, once."""
+    assert post_events([game(machine, 1)], key=machine_key)[1]["accepted"] == 1
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE pg_temp.slots_event_stage")
+    body = post_events([game(machine, 2), game(machine, 1)], key=machine_key)[1]
+    assert body == {"accepted": 1, "duplicates": 1, "rejected": []}
+    assert list(MachineEvent.objects.order_by("seq").values_list("seq", "payload")) == [
+        (1, {"wager": 450, "win": 0}),
+        (2, {"wager": 450, "win": 0}),
+    ]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_two_batches_in_one_transaction_each_store_only_their_own(machine):
+    """The move empties the stage as it reads it: a second batch in the same transaction (a test, an admin
+    action) never stores the first's rows again or reports them as its own."""
+    principal = Principal(machine_id=machine.pk)
+    with transaction.atomic():
+        first = event_batch_ingest([game(machine, 1), game(machine, 2)], principal=principal)
+        second = event_batch_ingest([game(machine, 3)], principal=principal)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_temp.slots_event_stage")
+            staged = cursor.fetchone()[0]
+    assert (first.accepted, second.accepted, staged) == (2, 1, 0)
+    assert list(MachineEvent.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3]
