@@ -35,8 +35,8 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.ingest import SERVER_ENV, _database_url, _watch_memory  # noqa: E402
-from bench.stack import Stack  # noqa: E402
+from bench.ingest import SERVER_ENV, _watch_memory  # noqa: E402
+from bench.stack import Stack, url_with_database  # noqa: E402
 
 MIB = 1024 * 1024
 SCENARIOS = ("events-invalid-key", "rounds-invalid-key", "rounds-chunked-over-limit")
@@ -188,8 +188,8 @@ def main() -> None:
 
     server_url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
     bench_db = f"progressivo_flood_{os.getpid()}"
-    admin_url = _database_url(server_url, "postgres")
-    database_url = _database_url(server_url, bench_db)
+    admin_url = url_with_database(server_url, "postgres")
+    database_url = url_with_database(server_url, bench_db)
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{bench_db}"')
     stack = Stack(
