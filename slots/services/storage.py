@@ -20,7 +20,7 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Q
 
 from slots.models import MachineEvent
@@ -199,7 +199,10 @@ def _stage_ensure(raw: psycopg.Connection, *, in_transaction: bool) -> None:
     if raw in _staged_sessions:
         return
     raw.execute(_STAGE_CREATE)
-    if not in_transaction:
+    if in_transaction:
+        # Made inside a transaction, the stage lasts only if it commits.
+        transaction.on_commit(lambda: _staged_sessions.add(raw))
+    else:
         _staged_sessions.add(raw)
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from slots.models import MachineEvent
 from slots.services.ingest import event_batch_ingest
 from slots.services.parsing import Principal
-from tests.slots.helpers import game
+from tests.slots.helpers import game, meters_event
 
 
 @pytest.mark.django_db
@@ -175,3 +175,27 @@ def test_two_batches_in_one_transaction_each_store_only_their_own(machine):
             staged = cursor.fetchone()[0]
     assert (first.accepted, second.accepted, staged) == (2, 1, 0)
     assert list(MachineEvent.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_stage_made_in_a_transaction_is_remembered_only_once_it_commits(machine):
+    """A batch with meters runs in a transaction: the stage it makes lasts only if that commits, so it is
+    remembered (and not made again by every later batch) only then."""
+    from slots.services import storage
+
+    principal = Principal(machine_id=machine.pk)
+    connection.ensure_connection()
+    raw = connection.connection
+    with transaction.atomic():
+        event_batch_ingest(
+            [game(machine, 1), meters_event(machine, {"coin_in": 100}, seq=2)], principal=principal
+        )
+        transaction.set_rollback(True)
+    assert raw not in storage._staged_sessions
+    with transaction.atomic():
+        event_batch_ingest(
+            [game(machine, 1), meters_event(machine, {"coin_in": 100}, seq=2)], principal=principal
+        )
+    assert raw in storage._staged_sessions
+    assert list(MachineEvent.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2]
