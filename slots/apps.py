@@ -8,9 +8,13 @@ class SlotsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.backends.signals import connection_created
         from django.db.models.signals import post_delete, post_save
 
         from slots.models import GatewayKey, MachineKey
+        from slots.services.storage import stage_on_connect
+
+        connection_created.connect(stage_on_connect, dispatch_uid="slots-event-stage")
 
         # A key revoked or deleted is forgotten here at once; every process's next write checks its row
         # (slots.services.auth).

@@ -20,7 +20,8 @@ from typing import Any
 
 import psycopg
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Q
 
 from slots.models import MachineEvent
@@ -199,11 +200,18 @@ def _stage_ensure(raw: psycopg.Connection, *, in_transaction: bool) -> None:
     if raw in _staged_sessions:
         return
     raw.execute(_STAGE_CREATE)
-    if in_transaction:
-        # Made inside a transaction, the stage lasts only if it commits.
-        transaction.on_commit(lambda: _staged_sessions.add(raw))
-    else:
+    # One made inside a transaction is gone if that rolls back (a test's, or one whose on_commit callbacks
+    # ran anyway): only one made outside is remembered.
+    if not in_transaction:
         _staged_sessions.add(raw)
+
+
+def stage_on_connect(sender: object, connection: BaseDatabaseWrapper, **kwargs: object) -> None:
+    """connection_created receiver: a new PostgreSQL session gets its stage at once, outside any
+    transaction, so that batches stored inside one (a gateway's, with meters or status) find it made and
+    remembered instead of making it again each time."""
+    if connection.vendor == "postgresql" and not connection.in_atomic_block:
+        _stage_ensure(connection.connection, in_transaction=False)
 
 
 def _insert_postgresql(
@@ -225,7 +233,7 @@ def _insert_postgresql(
     _stage_ensure(raw, in_transaction=in_transaction)
     try:
         rows = _stage_and_move(raw, events, statement, params, in_transaction=in_transaction)
-    except psycopg.errors.UndefinedTable:
+    except (psycopg.errors.UndefinedTable, psycopg.errors.InvalidSchemaName):
         if in_transaction or raw not in _staged_sessions:
             raise
         # The session lost its stage (DISCARD TEMP or a DROP by hand): nothing was stored, make it again.
