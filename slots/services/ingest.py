@@ -77,9 +77,11 @@ def event_batch_ingest(
     machines, remembered = machine_map_read(assets)
     try:
         return _ingest(events, principal, now, machines, remembered=remembered)
-    except MachinesChanged:
-        # Nothing was stored: the batch is checked again against the machines as they are now.
-        return _ingest(events, principal, now, machine_map_refresh(assets), remembered=False)
+    except MachinesChanged as changed:
+        # Nothing was stored: the batch is checked again against the machines as they are now (read by the
+        # check that found the change, or read here when the single statement found it).
+        current = changed.machines if changed.machines is not None else machine_map_refresh(assets)
+        return _ingest(events, principal, now, current, remembered=False)
 
 
 def _ingest(

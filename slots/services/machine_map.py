@@ -26,7 +26,12 @@ _map: dict[str, tuple[float, MachineInfo]] = {}
 
 
 class MachinesChanged(Exception):
-    """A machine a batch was checked against is not what it was: nothing of the batch was stored."""
+    """A machine a batch was checked against is not what it was: nothing of the batch was stored.
+    ``machines`` are the batch's machines as they are now, when the check read them."""
+
+    def __init__(self, machines: dict[str, MachineInfo] | None = None) -> None:
+        super().__init__()
+        self.machines = machines
 
 
 def machine_map_read(asset_numbers: Iterable[str]) -> tuple[dict[str, MachineInfo], bool]:
@@ -57,9 +62,11 @@ def machine_map_refresh(asset_numbers: Iterable[str]) -> dict[str, MachineInfo]:
 
 
 def machine_map_confirm(machines: dict[str, MachineInfo]) -> None:
-    """MachinesChanged unless every one of ``machines`` is still what it was (one query)."""
-    if machine_map_refresh(machines) != machines:
-        raise MachinesChanged
+    """MachinesChanged, with them as they are now, unless every one of ``machines`` is still what it was
+    (one query)."""
+    current = machine_map_refresh(machines)
+    if current != machines:
+        raise MachinesChanged(current)
 
 
 def machine_map_clear() -> None:

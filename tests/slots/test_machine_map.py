@@ -67,7 +67,7 @@ def test_in_a_transaction_the_remembered_machine_is_read_again_and_changed_bets_
         )[1]
     assert [(item["index"], item["error"]) for item in body["rejected"]] == [(0, "wager_out_of_range")]
     assert body["accepted"] == 1
-    assert _machine_reads(queries) == 2, "the remembered read confirmed, then the batch checked again"
+    assert _machine_reads(queries) == 1, "one read confirms and serves the batch's second check"
 
 
 @pytest.mark.django_db(transaction=True)
