@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import weakref
+from collections.abc import Callable
 from datetime import datetime
 from functools import reduce
 from operator import or_
@@ -94,17 +95,11 @@ _MACHINE_SAME = (
     "AND m.denomination_cents = %s AND m.min_bet_cents = %s AND m.max_bet_cents = %s "
     "AND m.meter_digits = %s AND m.status IN ('in_service', 'offline')) AS ok"
 )
-_INSERT_AND_TOUCH = (
-    f"WITH {_STAGED}, key_ok AS (SELECT {{key_ok}} AS ok), machine_ok AS ({_MACHINE_SAME}), "
-    f"inserted AS (INSERT INTO slots_machineevent ({_COLUMNS}) "
-    f"{_RECORDS_FROM} WHERE (SELECT ok FROM key_ok) AND (SELECT ok FROM machine_ok){_RECORDS_ORDER} "
-    "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id, type, at), "
-    "seen AS (SELECT machine_id, max(at) FILTER (WHERE type = 1) AS game_at, min(seq) AS first_seq "
-    "FROM inserted GROUP BY machine_id), "
-    "touched AS (UPDATE slots_slotmachine AS m SET last_seen = GREATEST(m.last_seen, now()), "
-    "last_game_at = GREATEST(m.last_game_at, seen.game_at), "
-    "status = CASE WHEN m.status = 'offline' THEN 'in_service' ELSE m.status END "
-    "FROM seen WHERE m.id = seen.machine_id RETURNING m.id), "
+# An offline machine heard again: its open period ends (at the event's own moment, MACHINE_BACK_GRACE_SECONDS
+# before now, never before it began) with a ``machine_back`` alert and the significant-events register's
+# "machine back online" row (as machines.online_detail words it); ``seen`` gives each machine and its first
+# accepted seq. One probe of the period's partial unique index; nothing found on a machine in play.
+_BACK = (
     "back AS (UPDATE slots_offlineperiod AS o SET ended_at = GREATEST(o.started_at, now() - "
     f"interval '{int(settings.MACHINE_BACK_GRACE_SECONDS)} seconds'), ended_seq = seen.first_seq "
     "FROM seen WHERE o.machine_id = seen.machine_id AND o.ended_at IS NULL "
@@ -113,13 +108,36 @@ _INSERT_AND_TOUCH = (
     "SELECT machine_id, 'machine_back', ended_seq, ended_at, "
     "format('Heard again at %%s (seq %%s), offline since %%s.', ended_at, ended_seq, started_at), "
     "jsonb_build_object('offline_at', started_at, 'back_at', ended_at) FROM back), "
-    # The significant-events register's "machine back online" row, as machines.online_detail words it.
     "registered AS (INSERT INTO floor_significantevent (venue_id, at, kind, subject, machine_id, detail, "
     "reference) SELECT r.venue_id, b.ended_at, 'online', m.asset_number, b.machine_id, "
     "format('Heard again (seq %%s); offline since %%s UTC.', b.ended_seq, "
     "to_char(b.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')), 'seq ' || b.ended_seq "
     "FROM back b JOIN slots_slotmachine m ON m.id = b.machine_id JOIN floor_room r ON r.id = m.room_id) "
-    "SELECT k.ok, mo.ok, i.machine_id, i.seq, i.id FROM key_ok k CROSS JOIN machine_ok mo "
+)
+# The period a beat opened while the single statement waited for the machine's row (its third column says
+# so), ended in the same transaction by a statement whose snapshot has it.
+_BACK_LATE = (
+    "WITH seen AS (SELECT %s::bigint AS machine_id, %s::bigint AS first_seq), "
+    f"{_BACK} SELECT count(*) FROM back"
+)
+_INSERT_AND_TOUCH = (
+    f"WITH {_STAGED}, key_ok AS (SELECT {{key_ok}} AS ok), machine_ok AS ({_MACHINE_SAME}), "
+    f"inserted AS (INSERT INTO slots_machineevent ({_COLUMNS}) "
+    f"{_RECORDS_FROM} WHERE (SELECT ok FROM key_ok) AND (SELECT ok FROM machine_ok){_RECORDS_ORDER} "
+    "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id, type, at), "
+    "seen AS (SELECT machine_id, max(at) FILTER (WHERE type = 1) AS game_at, min(seq) AS first_seq "
+    "FROM inserted GROUP BY machine_id), "
+    # ``was`` locks the machine's row and reads it as it is once the lock is held: a beat that marked the
+    # machine offline while this statement waited for the row shows there, though the period the beat
+    # opened is not in this statement's snapshot (_BACK_LATE then ends it in the same transaction).
+    "touched AS (UPDATE slots_slotmachine AS m SET last_seen = GREATEST(m.last_seen, now()), "
+    "last_game_at = GREATEST(m.last_game_at, seen.game_at), "
+    "status = CASE WHEN m.status = 'offline' THEN 'in_service' ELSE m.status END "
+    "FROM seen, LATERAL (SELECT l.status FROM slots_slotmachine AS l WHERE l.id = seen.machine_id "
+    "FOR NO KEY UPDATE) AS was WHERE m.id = seen.machine_id RETURNING m.id, was.status AS was_status), "
+    f"{_BACK} "
+    "SELECT k.ok, mo.ok, EXISTS (SELECT 1 FROM touched WHERE was_status = 'offline') "
+    "AND NOT EXISTS (SELECT 1 FROM back), i.machine_id, i.seq, i.id FROM key_ok k CROSS JOIN machine_ok mo "
     "LEFT JOIN inserted i ON true"
 )
 
@@ -218,24 +236,24 @@ def _insert_postgresql(
     if touch:
         if machine is None:
             raise ValueError("the single statement checks the machine it writes for")
-        statement = _insert_and_touch(None if key is None else key.table)
+        statement, then = _insert_and_touch(None if key is None else key.table), _back_late
         params: list[object] = [] if key is None else [key.id]
         params += _machine_facts(machine)
     else:
-        statement, params = _INSERT, []
+        statement, params, then = _INSERT, [], None
     connection.ensure_connection()
     raw = connection.connection
     in_transaction = connection.in_atomic_block
     _stage_ensure(raw, in_transaction=in_transaction)
     try:
-        rows = _stage_and_move(raw, events, statement, params, in_transaction=in_transaction)
+        rows = _stage_and_move(raw, events, statement, params, in_transaction=in_transaction, then=then)
     except (psycopg.errors.UndefinedTable, psycopg.errors.InvalidSchemaName):
         if in_transaction or raw not in _staged_sessions:
             raise
         # The session lost its stage (DISCARD TEMP or a DROP by hand): nothing was stored, make it again.
         _staged_sessions.discard(raw)
         _stage_ensure(raw, in_transaction=False)
-        rows = _stage_and_move(raw, events, statement, params, in_transaction=False)
+        rows = _stage_and_move(raw, events, statement, params, in_transaction=False, then=then)
     if not touch:
         return {(machine_id, seq): pk for machine_id, seq, pk in rows}
     key_ok, machine_ok = rows[0][:2]
@@ -243,7 +261,14 @@ def _insert_postgresql(
         raise KeyRevoked
     if not machine_ok:
         raise MachinesChanged
-    return {(machine_id, seq): pk for _key_ok, _ok, machine_id, seq, pk in rows if pk is not None}
+    return {(machine_id, seq): pk for _key_ok, _ok, _late, machine_id, seq, pk in rows if pk is not None}
+
+
+def _back_late(cursor: psycopg.Cursor[Any], rows: list[tuple[Any, ...]]) -> None:
+    """After the single statement, in its transaction: ends the offline period a beat opened while the
+    statement waited for the machine's row (its third column), which its snapshot could not see."""
+    if rows and rows[0][2]:
+        cursor.execute(_BACK_LATE, [rows[0][3], min(row[4] for row in rows if row[5] is not None)])
 
 
 def _machine_facts(machine: MachineInfo) -> list[object]:
@@ -268,16 +293,20 @@ def _stage_and_move(
     params: list[object],
     *,
     in_transaction: bool,
+    then: Callable[[psycopg.Cursor[Any], list[tuple[Any, ...]]], None] | None = None,
 ) -> list[tuple[Any, ...]]:
-    """COPYs the events into the stage and runs ``statement``, which moves them; returns its rows.
-    Outside Django's transaction the two are one transaction of their own: one commit."""
+    """COPYs the events into the stage and runs ``statement``, which moves them, and ``then`` on its rows;
+    returns them. Outside Django's transaction the three are one transaction of their own: one commit."""
     with contextlib.nullcontext() if in_transaction else raw.transaction(), psycopg.Cursor(raw) as cursor:
         with cursor.copy(_STAGE_COPY) as copy:
             copy.set_types(_STAGE_TYPES)
             for event in events:
                 copy.write_row(_row_values(event, event.payload_json.decode()))
         cursor.execute(statement, params)
-        return cursor.fetchall()
+        rows = cursor.fetchall()
+        if then is not None:
+            then(cursor, rows)
+        return rows
 
 
 @functools.cache

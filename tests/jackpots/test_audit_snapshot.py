@@ -20,6 +20,7 @@ from jackpots.services import contributions_apply
 from jackpots.services.levels import level_create
 from slots.models import MachineEvent
 from tests.jackpots.helpers import GRAND, pending_games, progressive_with_machines
+from tests.threads import thread_with_own_connection
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -29,15 +30,7 @@ def _games(machines, first_seq: int, count: int) -> list[MachineEvent]:
 
 
 def _in_another_connection(work) -> None:
-    def run() -> None:
-        try:
-            work()
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
+    thread_with_own_connection(work).join()
 
 
 @pytest.fixture
