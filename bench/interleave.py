@@ -37,6 +37,7 @@ DROP = (
 )
 SIDES = ("before", "after")
 NUMBER = r"([\d,]+(?:\.\d+)?)"
+SIGNED = r"(-?[\d,]+(?:\.\d+)?)"
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,11 @@ BENCHMARKS: dict[str, Benchmark] = {
         (
             # A run where screens failed to connect measures fewer screens: the count is a figure too.
             Figure("screens connected", r"screens \(" + NUMBER + " connected", True),
-            Figure("latency p50 (ms)", r"update frame: p50 " + NUMBER + " ms"),
-            Figure("latency p99 (ms)", r"update frame: p50 \d+ ms, p99 " + NUMBER + " ms"),
+            Figure("latency p50, POST sent -> frame (ms)", r"sent -> update frame: p50 " + NUMBER + " ms"),
+            Figure(
+                "latency p99, POST sent -> frame (ms)", r"sent -> update frame: p50 \d+ ms, p99 " + NUMBER
+            ),
+            Figure("fan-out p99, publish -> frame (ms)", r"publish -> update frame.*?p99 " + SIGNED + " ms"),
             Figure("frames dropped", r"dropped " + NUMBER + r" \(gaps"),
             Figure("server CPU per frame (µs)", NUMBER + " us per frame"),
             Figure("server memory (MiB)", r"server memory " + NUMBER + " MiB"),

@@ -4,9 +4,11 @@ Runs the real stack (uvicorn with channels_redis, a Celery worker, PostgreSQL) o
 it creates, seeds with both venues and drops at the end. N clients (the ``websockets`` library) connect
 to the nine room screens in turn. Every POST_INTERVAL a gateway posts GAMES_PER_POST games on random
 machines; every game feeds the wide-area Super Spin, which every screen shows, so each post is a probe:
-its latency, on each client, is the time from the POST's response to the first update frame carrying a
-newer Super Spin seq. Frames are counted on both sides: every frame carries ``n``, its number on the
-connection, so frames sent = the last ``n``, and a gap is a dropped frame.
+its latency, on each client, is the time from the POST's sending to the first update frame carrying a
+newer Super Spin seq; this process also hears the engine's publishes on Redis, to split it into the post
+and the engine (sent -> publish) and the signs' fan-out (publish -> frame). Frames are counted on both
+sides: every frame carries ``n``, its number on the connection, so frames sent = the last ``n``, and a
+gap is a dropped frame.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/any REDIS_URL=redis://127.0.0.1:6379/6 \\
         .venv/bin/python bench/signage.py [--clients 250 1000] [--seconds 30]
@@ -201,10 +203,13 @@ async def publish_observe(redis_url: str, level_id: int, group: str, seen: list[
         await client.aclose()
 
 
-def latencies(clients: list[Client], probes: list[Probe]) -> tuple[list[float], int]:
-    """Per client and probe: first Super Spin update received after the POST was sent whose seq is newer
-    than what the client had then, minus the POST's response time. Returns latencies (ms), misses."""
-    values, misses = [], 0
+def latencies(clients: list[Client], probes: list[Probe]) -> tuple[list[float], list[float], int]:
+    """Per client and probe: the first Super Spin update received after the POST was sent whose seq is
+    newer than what the client had then. Returns its time (ms) from the POST's sending (end to end: the
+    post's own handling, the engine, the signs), from the POST's response (the earlier figure:
+    a saturated server can answer after the engine published, which makes it negative and shortens it by
+    however late the answer came), and the probes without a frame."""
+    from_sent, from_answer, misses = [], [], 0
     for client in clients:
         updates = client.updates
         for probe in probes:
@@ -214,8 +219,18 @@ def latencies(clients: list[Client], probes: list[Probe]) -> tuple[list[float], 
             if after is None:
                 misses += 1
             else:
-                values.append((after[0] - probe.answered) * 1000)
-    return values, misses
+                from_sent.append((after[0] - probe.sent) * 1000)
+                from_answer.append((after[0] - probe.answered) * 1000)
+    return from_sent, from_answer, misses
+
+
+def fan_out(clients: list[Client], published: list[tuple[float, int]]) -> list[float]:
+    """Per update frame: when a screen received it minus when this process heard the engine publish its
+    seq on Redis (ms): the signs' part alone, whatever the post and the engine took."""
+    first: dict[int, float] = {}
+    for at, seq in published:
+        first.setdefault(seq, at)
+    return [(at - first[seq]) * 1000 for client in clients for at, seq in client.updates if seq in first]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -367,19 +382,19 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
     final_seq = await loop.run_in_executor(None, super_spin_seq, floor["super_spin"])
     observer.cancel()
     clients = await loop.run_in_executor(None, group.collect)
-    values, misses = latencies(clients, probes)
-    engine = [
-        (next((at for at, _seq in published if at >= probe.sent), float("nan")) - probe.answered) * 1000
-        for probe in probes
-    ]
+    from_sent, from_answer, misses = latencies(clients, probes)
+    published_at = [next((at for at, _seq in published if at >= probe.sent), math.nan) for probe in probes]
+    engine = [(at - probe.sent) * 1000 for at, probe in zip(published_at, probes, strict=True)]
     cpu = cpu_after - cpu_before
     return {
         "n": n,
         "connected": connected,
         "connect_seconds": connect_seconds,
         "probes": len(probes),
-        "latency": values,
+        "latency": from_sent,
+        "from_answer": from_answer,
         "engine": [value for value in engine if not math.isnan(value)],
+        "fan_out": fan_out(clients, published),
         "misses": misses,
         "sent": sum(c.last_n for c in clients),
         "received": sum(c.frames for c in clients),
@@ -394,6 +409,13 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
     }
 
 
+def _spread(values: list[float]) -> str:
+    return (
+        f"p50 {statistics.median(values):.0f} ms, p99 {percentile(values, 0.99):.0f} ms, "
+        f"max {max(values):.0f} ms"
+    )
+
+
 def report(result: dict) -> None:
     lat = result["latency"]
     print(
@@ -403,16 +425,16 @@ def report(result: dict) -> None:
     )
     if lat:
         print(
-            f"  latency POST response -> update frame: p50 {statistics.median(lat):.0f} ms, "
-            f"p99 {percentile(lat, 0.99):.0f} ms, max {max(lat):.0f} ms ({len(lat)} samples, "
+            f"  latency POST sent -> update frame: {_spread(lat)} ({len(lat)} samples, "
             f"{result['misses']} probes without a frame)"
         )
-    engine = result["engine"]
-    if engine:
         print(
-            f"  of which POST response -> publish (engine): p50 {statistics.median(engine):.0f} ms, "
-            f"p99 {percentile(engine, 0.99):.0f} ms, max {max(engine):.0f} ms"
+            f"  latency POST response -> update frame (the earlier measure): {_spread(result['from_answer'])}"
         )
+    if result["engine"]:
+        print(f"  of which POST sent -> publish (the post and the engine): {_spread(result['engine'])}")
+    if result["fan_out"]:
+        print(f"  of which publish -> update frame (the signs' fan-out): {_spread(result['fan_out'])}")
     print(
         f"  frames sent {result['sent']}, received {result['received']}, dropped {result['gaps']} "
         f"(gaps in n), clients not on the final value {result['stale']}"
