@@ -99,7 +99,7 @@ BENCHMARKS: dict[str, Benchmark] = {
         ),
     ),
     "signage": Benchmark(
-        "bench/signage.py --clients 1000 --seconds 10",
+        "bench/signage.py --clients 1000 --seconds 20",
         (
             # A run where screens failed to connect measures fewer screens: the count is a figure too.
             Figure("screens connected", r"screens \(" + NUMBER + " connected", True),

@@ -47,6 +47,7 @@ from bench.stack import Stack  # noqa: E402
 BENCH_DB = "bench_signage"
 POST_INTERVAL = 0.5
 GAMES_PER_POST = 50  # 100 games a second: a busy evening on 450 machines
+WARM_UP_POSTS = 4
 
 
 @dataclass
@@ -330,6 +331,18 @@ async def clients_start(n: int, stack: Stack, floor: dict) -> tuple[ClientProces
     return group, sum(r[0] for r in ready), max(r[1] for r in ready)
 
 
+async def posts_warm(stack: Stack, floor: dict, rng: random.Random) -> None:
+    """Posts that are not probes, before anything is counted: the first posts after the screens connected
+    took 2-3 s (each server process's first request, the worker's first task), and with 20 probes a run's
+    p99 was that one cold post."""
+    loop = asyncio.get_running_loop()
+    poster = Poster(stack.url, floor["keys"], floor["machines"], rng)
+    poster.seq = floor.setdefault("seqs", {})
+    for _ in range(WARM_UP_POSTS):
+        await loop.run_in_executor(None, poster.post)
+    await asyncio.sleep(1)
+
+
 async def posts_run(stack: Stack, floor: dict, seconds: float, rng: random.Random) -> list[Probe]:
     """A gateway's post every POST_INTERVAL for ``seconds``: each post is a probe."""
     loop = asyncio.get_running_loop()
@@ -362,7 +375,8 @@ def _tree_rss(server: psutil.Process) -> int:
 async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: random.Random) -> dict:
     server = psutil.Process(stack.server.pid)
     group, connected, connect_seconds = await clients_start(n, stack, floor)
-    await asyncio.sleep(2)
+    await posts_warm(stack, floor, rng)
+    await asyncio.sleep(1)
     loop = asyncio.get_running_loop()
     rss_idle = _tree_rss(server)
     cpu_before = _tree_cpu(server)
