@@ -408,6 +408,7 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
         "latency": from_sent,
         "from_answer": from_answer,
         "engine": [value for value in engine if not math.isnan(value)],
+        "post": [(probe.answered - probe.sent) * 1000 for probe in probes],
         "fan_out": fan_out(clients, published),
         "misses": misses,
         "sent": sum(c.last_n for c in clients),
@@ -447,6 +448,7 @@ def report(result: dict) -> None:
         )
     if result["engine"]:
         print(f"  of which POST sent -> publish (the post and the engine): {_spread(result['engine'])}")
+        print(f"  of which POST sent -> response (the post): {_spread(result['post'])}")
     if result["fan_out"]:
         print(f"  of which publish -> update frame (the signs' fan-out): {_spread(result['fan_out'])}")
     print(
