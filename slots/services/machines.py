@@ -50,9 +50,38 @@ def machines_touch(events: list[ParsedEvent], *, now: datetime, lock_all: bool) 
             .values("id", "status_seq", *_FLAGS)
         )
         current = {row["id"]: row for row in rows}
+    _machines_seen(machine_ids, last_game, now)
+    first_seqs: dict[int, int] = {}
+    for event in events:
+        first_seqs[event.machine.id] = min(event.seq, first_seqs.get(event.machine.id, event.seq))
+    offline_periods_close(first_seqs, now)
+    for machine_id, status_events in statuses.items():
+        flags = _flags_after(current[machine_id], status_events)
+        if flags:
+            SlotMachine.objects.filter(id=machine_id).update(**flags)
+    significant_events_record(_status_significant(statuses))
+
+
+# On PostgreSQL one statement with the machines and their last games as two arrays: the ORM's CASE of one
+# WHEN per machine cost three quarters of a 50-machine gateway post (building and resolving the
+# expressions, 57 of its 74 ms, cProfile). The rows are already locked in id order when there are several.
+_SEEN = (
+    "UPDATE slots_slotmachine AS m SET last_seen = GREATEST(m.last_seen, %s), "
+    "last_game_at = GREATEST(m.last_game_at, v.game_at), "
+    "status = CASE WHEN m.status = 'offline' THEN 'in_service' ELSE m.status END "
+    "FROM unnest(%s::bigint[], %s::timestamptz[]) AS v(id, game_at) WHERE m.id = v.id"
+)
+
+
+def _machines_seen(machine_ids: list[int], last_game: dict[int, datetime], now: datetime) -> None:
+    """Moves last_seen to ``now`` and last_game_at to each machine's ``last_game`` (never back: GREATEST
+    skips NULLs), and brings offline machines back in service (an out-of-service one stays so)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_SEEN, [now, machine_ids, [last_game.get(pk) for pk in machine_ids]])
+        return
     updates: dict[str, Any] = {  # field -> expression
         "last_seen": Greatest(Coalesce(F("last_seen"), Value(now)), Value(now)),
-        # An out-of-service machine stays so: only offline comes back with an event.
         "status": Case(
             When(status=SlotMachine.Status.OFFLINE, then=Value(SlotMachine.Status.IN_SERVICE)),
             default=F("status"),
@@ -65,15 +94,6 @@ def machines_touch(events: list[ParsedEvent], *, now: datetime, lock_all: bool) 
             default=F("last_game_at"),
         )
     SlotMachine.objects.filter(id__in=machine_ids).update(**updates)
-    first_seqs: dict[int, int] = {}
-    for event in events:
-        first_seqs[event.machine.id] = min(event.seq, first_seqs.get(event.machine.id, event.seq))
-    offline_periods_close(first_seqs, now)
-    for machine_id, status_events in statuses.items():
-        flags = _flags_after(current[machine_id], status_events)
-        if flags:
-            SlotMachine.objects.filter(id=machine_id).update(**flags)
-    significant_events_record(_status_significant(statuses))
 
 
 def _status_significant(statuses: dict[int, list[ParsedEvent]]) -> list[SignificantEvent]:

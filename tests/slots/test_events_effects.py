@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
 from django.test import override_settings
@@ -14,7 +15,7 @@ from slots.hooks import hooks
 from slots.models import MachineAlert, MachineEvent, SlotMachine
 from slots.services.engine_notify import engine_notifier
 from tests.factories import SlotMachineFactory
-from tests.slots.helpers import at, game, meters_event
+from tests.slots.helpers import BASE_AT, at, game, meters_event
 
 pytestmark = pytest.mark.django_db
 
@@ -254,3 +255,35 @@ def test_gateway_batch_of_many_machines_with_meters_and_status(machine, gateway_
 def test_unknown_extra_fields_are_kept_in_the_payload(machine, machine_key, post_events):
     post_events([game(machine, 1, denomination_game="2x3x4x5x")], key=machine_key)
     assert MachineEvent.objects.get().payload == {"wager": 450, "win": 0, "denomination_game": "2x3x4x5x"}
+
+
+def test_a_batch_of_several_machines_moves_each_once_and_never_back(machine, gateway_key, post_events):
+    """The general path's one UPDATE of the batch's machines: each machine's last game is its latest game
+    of the batch unless it had a later one; a machine with no game keeps its last game; an offline
+    machine is back in service; every machine's last_seen is the post's moment."""
+    ahead, offline, meters_only = SlotMachineFactory.create_batch(3, room=machine.room)
+    later = BASE_AT + timedelta(hours=1)
+    SlotMachine.objects.filter(pk=ahead.pk).update(last_game_at=later)
+    SlotMachine.objects.filter(pk=offline.pk).update(status=SlotMachine.Status.OFFLINE)
+    before = timezone.now()
+    events = [
+        game(machine, 1),
+        game(machine, 3),
+        game(machine, 2),
+        game(ahead, 5),
+        game(offline, 7),
+        meters_event(meters_only, {"coin_in": 1000, "games_played": 3}, seq=4),
+    ]
+    assert post_events(events, key=gateway_key)[1] == {"accepted": 6, "duplicates": 0, "rejected": []}
+    rows = {
+        pk: (last_game_at, status)
+        for pk, last_game_at, status in SlotMachine.objects.values_list("pk", "last_game_at", "status")
+    }
+    assert rows == {
+        machine.pk: (BASE_AT + timedelta(seconds=3), "in_service"),
+        ahead.pk: (later, "in_service"),
+        offline.pk: (BASE_AT + timedelta(seconds=7), "in_service"),
+        meters_only.pk: (None, "in_service"),
+    }
+    seen = set(SlotMachine.objects.values_list("last_seen", flat=True))
+    assert len(seen) == 1 and seen.pop() >= before
