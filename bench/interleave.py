@@ -107,6 +107,13 @@ BENCHMARKS: dict[str, Benchmark] = {
             Figure(
                 "latency p99, POST sent -> frame (ms)", r"sent -> update frame: p50 \d+ ms, p99 " + NUMBER
             ),
+            Figure(
+                "the post p50, sent -> response (ms)", r"sent -> response \(the post\): p50 " + NUMBER + " ms"
+            ),
+            Figure(
+                "the post p99, sent -> response (ms)",
+                r"sent -> response \(the post\): p50 \d+ ms, p99 " + NUMBER,
+            ),
             Figure("fan-out p99, publish -> frame (ms)", r"publish -> update frame.*?p99 " + SIGNED + " ms"),
             Figure("frames dropped", r"dropped " + NUMBER + r" \(gaps"),
             Figure("server CPU per frame (µs)", NUMBER + " us per frame"),
