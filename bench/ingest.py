@@ -9,7 +9,10 @@ request-sized batches and in one COPY per connection), measured in the same run 
 API's share of it. Drops its database at the end.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/x REDIS_URL=redis://127.0.0.1:6379/3 \
-        .venv/bin/python bench/ingest.py --workers 2 --clients 4 --connections 24 --seconds 20
+        .venv/bin/python bench/ingest.py --workers 2 --clients 4 --connections 24 --seconds 20 [--gateway]
+
+A request is one machine's batch of games (its key; the single statement), or with --gateway a gateway's:
+one game on each of many machines (the venue's key; a transaction that locks them in id order).
 
 DATABASE_URL only names the server (its database is replaced by the benchmark's own); with REDIS_URL the
 engine's task is enqueued to that Redis as in production (the queue is emptied at the end).
@@ -54,9 +57,9 @@ SERVER_ENV = {
 }
 
 
-def _setup(database_url: str, machines: int) -> list[tuple[str, str, int, int]]:
+def _setup(database_url: str, machines: int) -> tuple[list[tuple[str, str, int, int]], str]:
     """Migrates the benchmark database and creates ``machines`` machines with a key each: [(asset
-    number, key, machine id, bank id)]."""
+    number, key, machine id, bank id)], and the venue's gateway key."""
     env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "1"}
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
     os.environ["DATABASE_URL"] = database_url
@@ -67,7 +70,7 @@ def _setup(database_url: str, machines: int) -> list[tuple[str, str, int, int]]:
     django.setup()
     from common.credentials import credential_issue
     from floor.models import Bank, Room, Venue
-    from slots.models import MachineKey, SlotMachine
+    from slots.models import GatewayKey, MachineKey, SlotMachine
 
     venue = Venue.objects.create(code="NOG", name="Ca' Noghera")
     room = Room.objects.create(venue=venue, number=1, name="Sala Uno")
@@ -92,10 +95,11 @@ def _setup(database_url: str, machines: int) -> list[tuple[str, str, int, int]]:
                 bank.pk,
             )
         )
+    gateway_key = credential_issue(GatewayKey, kind="gw", venue=venue)[1]
     from django.db import connections
 
     connections.close_all()
-    return result
+    return result, gateway_key
 
 
 def _body(asset: str, first_seq: int, size: int, at: str) -> bytes:
@@ -107,6 +111,17 @@ def _body(asset: str, first_seq: int, size: int, at: str) -> bytes:
         f'{{"machine":"{asset}","seq":{first_seq + i},"at":"{at}","type":"game",'
         f'"wager":{wagers[i]},"win":{wins[i]}}}'
         for i in range(size)
+    )
+    return f'{{"events":[{events}]}}'.encode()
+
+
+def _gateway_body(machines: list[tuple[str, int]], at: str) -> bytes:
+    """A gateway's request: one game of each of these (asset number, seq) machines."""
+    wagers = random.choices((50, 100, 250, 450), k=len(machines))
+    wins = random.choices((0, 0, 0, 100, 900), k=len(machines))
+    events = ",".join(
+        f'{{"machine":"{asset}","seq":{seq},"at":"{at}","type":"game","wager":{wagers[i]},"win":{wins[i]}}}'
+        for i, (asset, seq) in enumerate(machines)
     )
     return f'{{"events":[{events}]}}'.encode()
 
@@ -177,14 +192,29 @@ class _Connection:
 
 
 async def _client(
-    path: str, machines, connections: asyncio.Queue, *, batch_size, at, load: Load, stop_at: float
+    path: str,
+    machines,
+    connections: asyncio.Queue,
+    *,
+    batch_size,
+    at,
+    load: Load,
+    stop_at: float,
+    gateway_key: str = "",
 ) -> None:
-    """One request in flight at a time, each on the connection idle longest."""
+    """One request in flight at a time, each on the connection idle longest: a machine's ``batch_size``
+    games, or with ``gateway_key`` a gateway's one game on each of ``batch_size`` of its machines."""
     seqs = dict.fromkeys((machine[0] for machine in machines), 1)
     while time.monotonic() < stop_at:
-        asset, key = random.choice(machines)[:2]
-        body = _body(asset, seqs[asset], batch_size, at)
-        seqs[asset] += batch_size
+        if gateway_key:
+            key, chosen = gateway_key, random.sample(machines, min(batch_size, len(machines)))
+            body = _gateway_body([(asset, seqs[asset]) for asset, *_ in chosen], at)
+            for asset, *_ in chosen:
+                seqs[asset] += 1
+        else:
+            asset, key = random.choice(machines)[:2]
+            body = _body(asset, seqs[asset], batch_size, at)
+            seqs[asset] += batch_size
         connection = await connections.get()
         started = time.perf_counter()
         try:
@@ -201,7 +231,9 @@ async def _client(
             load.latencies.append(elapsed)
 
 
-async def _drive(url, machines, load: Load, *, clients, connections, batch_size, warmup, seconds) -> float:
+async def _drive(
+    url, machines, load: Load, *, clients, connections, batch_size, warmup, seconds, gateway_key=""
+) -> float:
     at = (datetime.now(UTC) - timedelta(days=1)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     parsed = urlparse(url)
     # Keep-alive connections, as a floor's gateways hold them, opened one after another: opened at once,
@@ -220,7 +252,16 @@ async def _drive(url, machines, load: Load, *, clients, connections, batch_size,
     stop_at = time.monotonic() + warmup + seconds
     tasks = [
         asyncio.create_task(
-            _client(parsed.path, group, idle, batch_size=batch_size, at=at, load=load, stop_at=stop_at)
+            _client(
+                parsed.path,
+                group,
+                idle,
+                batch_size=batch_size,
+                at=at,
+                load=load,
+                stop_at=stop_at,
+                gateway_key=gateway_key,
+            )
         )
         for group in (machines[index::clients] for index in range(clients))
     ]
@@ -264,6 +305,12 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--pool", type=int, default=4, help="database connections per worker")
     parser.add_argument("--machines", type=int, default=200)
     parser.add_argument("--batch", type=int, default=100, help="game events per request")
+    parser.add_argument(
+        "--gateway",
+        action="store_true",
+        help="post as a venue's gateway: each request one game on each of --batch machines (at most the "
+        "client's share, --machines / --clients), the events API's general path",
+    )
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--seconds", type=float, default=20.0, help="measured duration")
     parser.add_argument("--copy-rows", type=int, default=300_000, help="rows each anchor run COPYs")
@@ -296,7 +343,9 @@ def _server_start(database_url: str, args) -> tuple[subprocess.Popen, str]:
     raise SystemExit("the server did not start")
 
 
-def _load_run(server: subprocess.Popen, url: str, machines, args, backends) -> tuple[Load, float, int]:
+def _load_run(
+    server: subprocess.Popen, url: str, machines, args, backends, *, gateway_key: str
+) -> tuple[Load, float, int]:
     """The measured load; returns it, its duration and the server's peak RSS in bytes."""
     load = Load()
     load.server = psutil.Process(server.pid)
@@ -316,6 +365,7 @@ def _load_run(server: subprocess.Popen, url: str, machines, args, backends) -> t
                 batch_size=args.batch,
                 warmup=args.warmup,
                 seconds=args.seconds,
+                gateway_key=gateway_key if args.gateway else "",
             )
         )
     finally:
@@ -333,6 +383,11 @@ def _load_report(load: Load, elapsed: float, peak: int, args) -> float:
     print(
         f"uvicorn workers={args.workers} clients={args.clients} connections={args.connections} "
         f"machines={args.machines} batch={args.batch}"
+        + (
+            f" gateway (one game on each of {min(args.batch, args.machines // args.clients)} machines)"
+            if args.gateway
+            else ""
+        )
     )
     print(f"requests: {load.requests} in {elapsed:.1f} s, non-200: {load.errors}")
     print(f"accepted: {rate:,.0f} events/s")
@@ -369,11 +424,11 @@ def main() -> None:
         conn.execute(f'CREATE DATABASE "{bench_db}"')
     server = None
     try:
-        machines = _setup(database_url, args.machines)
+        machines, gateway_key = _setup(database_url, args.machines)
         server, url = _server_start(database_url, args)
         load_before = os.getloadavg()
         load, elapsed, peak = _load_run(
-            server, url, machines, args, lambda: _backend_pids(admin_url, bench_db)
+            server, url, machines, args, lambda: _backend_pids(admin_url, bench_db), gateway_key=gateway_key
         )
         load_after = os.getloadavg()
         server.terminate()

@@ -75,20 +75,19 @@ def _rate(label: str, text: str) -> Figure:
 
 
 # The documented commands (docs/benchmarks.md, docs/hardening.md), shortened for a comparison run.
+_INGEST = "bench/ingest.py --workers 2 --clients 4 --connections 24 --seconds 10 --copy-rows 100000"
+_INGEST_FIGURES = (
+    Figure("accepted (events/s)", r"accepted: " + NUMBER + " events/s", True),
+    Figure("latency p99 (ms)", r"latency: p50 [\d.]+ ms, p99 " + NUMBER + " ms"),
+    Figure("server peak (MiB)", r"server peak memory: " + NUMBER + " MiB"),
+    Figure("API server CPU per event (µs)", r"CPU per event: API server " + NUMBER + " µs"),
+    Figure("PostgreSQL CPU per event (µs)", r"CPU per event: .*?PostgreSQL " + NUMBER + " µs"),
+    Figure("share of the COPY bound (%)", r"API's share of the anchor \(.*?\): " + NUMBER + "%", True),
+)
 BENCHMARKS: dict[str, Benchmark] = {
-    "ingest": Benchmark(
-        "bench/ingest.py --workers 2 --clients 4 --connections 24 --seconds 10 --copy-rows 100000",
-        (
-            Figure("accepted (events/s)", r"accepted: " + NUMBER + " events/s", True),
-            Figure("latency p99 (ms)", r"latency: p50 [\d.]+ ms, p99 " + NUMBER + " ms"),
-            Figure("server peak (MiB)", r"server peak memory: " + NUMBER + " MiB"),
-            Figure("API server CPU per event (µs)", r"CPU per event: API server " + NUMBER + " µs"),
-            Figure("PostgreSQL CPU per event (µs)", r"CPU per event: .*?PostgreSQL " + NUMBER + " µs"),
-            Figure(
-                "share of the COPY bound (%)", r"API's share of the anchor \(.*?\): " + NUMBER + "%", True
-            ),
-        ),
-    ),
+    "ingest": Benchmark(_INGEST, _INGEST_FIGURES),
+    # A gateway's batches (one game on each of 50 machines): the events API's general path.
+    "ingest_gateway": Benchmark(_INGEST + " --gateway", _INGEST_FIGURES),
     "contributions": Benchmark(
         "bench/contributions.py --events 100000 --repeat 3 --workers 1 2",
         (
