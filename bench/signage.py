@@ -25,7 +25,6 @@ import math
 import multiprocessing
 import os
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -42,29 +41,13 @@ import websockets
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.signage_figures import Client, Probe, fan_out, latencies, report  # noqa: E402
 from bench.stack import Stack  # noqa: E402
 
 BENCH_DB = "bench_signage"
 POST_INTERVAL = 0.5
 GAMES_PER_POST = 50  # 100 games a second: a busy evening on 450 machines
 WARM_UP_POSTS = 4
-
-
-@dataclass
-class Client:
-    screen: str
-    frames: int = 0
-    last_n: int = 0
-    gaps: int = 0
-    seq: int = -1
-    # (receive time, Super Spin seq) of each update frame that moved it.
-    updates: list[tuple[float, int]] = field(default_factory=list)
-
-
-@dataclass
-class Probe:
-    sent: float
-    answered: float
 
 
 def database_urls() -> tuple[str, str]:
@@ -202,41 +185,6 @@ async def publish_observe(redis_url: str, level_id: int, group: str, seen: list[
     finally:
         await pubsub.aclose()
         await client.aclose()
-
-
-def latencies(clients: list[Client], probes: list[Probe]) -> tuple[list[float], list[float], int]:
-    """Per client and probe: the first Super Spin update received after the POST was sent whose seq is
-    newer than what the client had then. Returns its time (ms) from the POST's sending (end to end: the
-    post's own handling, the engine, the signs), from the POST's response (the earlier figure:
-    a saturated server can answer after the engine published, which makes it negative and shortens it by
-    however late the answer came), and the probes without a frame."""
-    from_sent, from_answer, misses = [], [], 0
-    for client in clients:
-        updates = client.updates
-        for probe in probes:
-            before = [seq for at, seq in updates if at < probe.sent]
-            seen = before[-1] if before else -1
-            after = next(((at, seq) for at, seq in updates if at >= probe.sent and seq > seen), None)
-            if after is None:
-                misses += 1
-            else:
-                from_sent.append((after[0] - probe.sent) * 1000)
-                from_answer.append((after[0] - probe.answered) * 1000)
-    return from_sent, from_answer, misses
-
-
-def fan_out(clients: list[Client], published: list[tuple[float, int]]) -> list[float]:
-    """Per update frame: when a screen received it minus when this process heard the engine publish its
-    seq on Redis (ms): the signs' part alone, whatever the post and the engine took."""
-    first: dict[int, float] = {}
-    for at, seq in published:
-        first.setdefault(seq, at)
-    return [(at - first[seq]) * 1000 for client in clients for at, seq in client.updates if seq in first]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 CLIENTS_PER_PROCESS = 250
@@ -422,47 +370,6 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
         "rss_end": rss_end,
         "client_processes": len(group.processes),
     }
-
-
-def _spread(values: list[float]) -> str:
-    return (
-        f"p50 {statistics.median(values):.0f} ms, p99 {percentile(values, 0.99):.0f} ms, "
-        f"max {max(values):.0f} ms"
-    )
-
-
-def report(result: dict) -> None:
-    lat = result["latency"]
-    print(
-        f"\nN = {result['n']} screens ({result['connected']} connected with their snapshot in "
-        f"{result['connect_seconds']:.1f} s, {result['client_processes']} client processes), "
-        f"{result['probes']} probes"
-    )
-    if lat:
-        print(
-            f"  latency POST sent -> update frame: {_spread(lat)} ({len(lat)} samples, "
-            f"{result['misses']} probes without a frame)"
-        )
-        print(
-            f"  latency POST response -> update frame (the earlier measure): {_spread(result['from_answer'])}"
-        )
-    if result["engine"]:
-        print(f"  of which POST sent -> publish (the post and the engine): {_spread(result['engine'])}")
-        print(f"  of which POST sent -> response (the post): {_spread(result['post'])}")
-    if result["fan_out"]:
-        print(f"  of which publish -> update frame (the signs' fan-out): {_spread(result['fan_out'])}")
-    print(
-        f"  frames sent {result['sent']}, received {result['received']}, dropped {result['gaps']} "
-        f"(gaps in n), clients not on the final value {result['stale']}"
-    )
-    print(
-        f"  frames/s delivered {result['fps']:.0f}; server processes' CPU, events API included: "
-        f"{result['server_cpu_share'] * 100:.0f}% of a core, {result['cpu_us_per_frame']:.0f} us per frame"
-    )
-    print(
-        f"  server memory {result['rss_idle'] / 2**20:.0f} MiB with the clients connected, "
-        f"{result['rss_end'] / 2**20:.0f} MiB at the end"
-    )
 
 
 def uptime() -> str:
