@@ -102,26 +102,15 @@ def _setup(database_url: str, machines: int) -> tuple[list[tuple[str, str, int, 
     return result, gateway_key
 
 
-def _body(asset: str, first_seq: int, size: int, at: str) -> bytes:
-    """One request's body, formatted directly: building it must cost the load client far less than
-    the server spends on it, or the client's share of the two cores is what gets measured."""
-    wagers = random.choices((50, 100, 250, 450), k=size)
-    wins = random.choices((0, 0, 0, 100, 900), k=size)
-    events = ",".join(
-        f'{{"machine":"{asset}","seq":{first_seq + i},"at":"{at}","type":"game",'
-        f'"wager":{wagers[i]},"win":{wins[i]}}}'
-        for i in range(size)
-    )
-    return f'{{"events":[{events}]}}'.encode()
-
-
-def _gateway_body(machines: list[tuple[str, int]], at: str) -> bytes:
-    """A gateway's request: one game of each of these (asset number, seq) machines."""
-    wagers = random.choices((50, 100, 250, 450), k=len(machines))
-    wins = random.choices((0, 0, 0, 100, 900), k=len(machines))
+def _body(games: list[tuple[str, int]], at: str) -> bytes:
+    """One request's body, a game for each (asset number, seq) of ``games`` (one machine's run of seqs, or
+    one seq on each of a gateway's machines), formatted directly: building it must cost the load client
+    far less than the server spends on it, or the client's share of the two cores is what gets measured."""
+    wagers = random.choices((50, 100, 250, 450), k=len(games))
+    wins = random.choices((0, 0, 0, 100, 900), k=len(games))
     events = ",".join(
         f'{{"machine":"{asset}","seq":{seq},"at":"{at}","type":"game","wager":{wagers[i]},"win":{wins[i]}}}'
-        for i, (asset, seq) in enumerate(machines)
+        for i, (asset, seq) in enumerate(games)
     )
     return f'{{"events":[{events}]}}'.encode()
 
@@ -208,12 +197,12 @@ async def _client(
     while time.monotonic() < stop_at:
         if gateway_key:
             key, chosen = gateway_key, random.sample(machines, min(batch_size, len(machines)))
-            body = _gateway_body([(asset, seqs[asset]) for asset, *_ in chosen], at)
+            body = _body([(asset, seqs[asset]) for asset, *_ in chosen], at)
             for asset, *_ in chosen:
                 seqs[asset] += 1
         else:
             asset, key = random.choice(machines)[:2]
-            body = _body(asset, seqs[asset], batch_size, at)
+            body = _body([(asset, seqs[asset] + i) for i in range(batch_size)], at)
             seqs[asset] += batch_size
         connection = await connections.get()
         started = time.perf_counter()

@@ -279,23 +279,27 @@ async def clients_start(n: int, stack: Stack, floor: dict) -> tuple[ClientProces
     return group, sum(r[0] for r in ready), max(r[1] for r in ready)
 
 
+def _poster(stack: Stack, floor: dict, rng: random.Random) -> Poster:
+    """The floor's gateway, carrying on the seqs of its earlier posts."""
+    poster = Poster(stack.url, floor["keys"], floor["machines"], rng)
+    poster.seq = floor.setdefault("seqs", {})
+    return poster
+
+
 async def posts_warm(stack: Stack, floor: dict, rng: random.Random) -> None:
     """Posts that are not probes, before anything is counted: the first posts after the screens connected
     took 2-3 s (each server process's first request, the worker's first task), and with 20 probes a run's
     p99 was that one cold post."""
     loop = asyncio.get_running_loop()
-    poster = Poster(stack.url, floor["keys"], floor["machines"], rng)
-    poster.seq = floor.setdefault("seqs", {})
+    poster = _poster(stack, floor, rng)
     for _ in range(WARM_UP_POSTS):
         await loop.run_in_executor(None, poster.post)
-    await asyncio.sleep(1)
 
 
 async def posts_run(stack: Stack, floor: dict, seconds: float, rng: random.Random) -> list[Probe]:
     """A gateway's post every POST_INTERVAL for ``seconds``: each post is a probe."""
     loop = asyncio.get_running_loop()
-    poster = Poster(stack.url, floor["keys"], floor["machines"], rng)
-    poster.seq = floor.setdefault("seqs", {})
+    poster = _poster(stack, floor, rng)
     probes: list[Probe] = []
     started = time.monotonic()
     next_post = started
@@ -324,7 +328,7 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
     server = psutil.Process(stack.server.pid)
     group, connected, connect_seconds = await clients_start(n, stack, floor)
     await posts_warm(stack, floor, rng)
-    await asyncio.sleep(1)
+    await asyncio.sleep(2)  # the warm-up's frames delivered before anything is counted
     loop = asyncio.get_running_loop()
     rss_idle = _tree_rss(server)
     cpu_before = _tree_cpu(server)

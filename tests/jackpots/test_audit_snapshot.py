@@ -10,7 +10,6 @@ import threading
 import time
 
 import pytest
-from django.db import connection
 from django.db.models import F
 
 from jackpots import audit
@@ -75,8 +74,7 @@ def _play(machines, stop: threading.Event, applied: list[int]) -> None:
 def test_the_audit_is_clean_ten_times_while_the_floor_plays_and_finds_a_planted_change(floor):
     machines, level = floor
     stop, applied = threading.Event(), []
-    player = threading.Thread(target=lambda: (_play(machines, stop, applied), connection.close()))
-    player.start()
+    player = thread_with_own_connection(lambda: _play(machines, stop, applied))
     try:
         results = [jackpots_audit() for _ in range(10)]
         played_during = sum(applied)
