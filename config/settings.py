@@ -160,6 +160,10 @@ if USING_POSTGRES:
         f"-c statement_timeout={DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000} "
         f"-c lock_timeout={DATABASE_LOCK_TIMEOUT_SECONDS * 1000}"
     )
+    # Django's cursors bind parameters on the client and never prepare a statement; the events' move
+    # (slots.services.storage), which binds on the server, asks to be prepared once a session, which
+    # psycopg refuses on a connection whose threshold is None (Django's default).
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = 5
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis, Celery, channel layer -----------------------------------------------------------------

@@ -302,7 +302,10 @@ def _stage_and_move(
             copy.set_types(_STAGE_TYPES)
             for event in events:
                 copy.write_row(_row_values(event, event.payload_json.decode()))
-        cursor.execute(statement, params)
+        # Prepared once a session (config.settings lets psycopg): PostgreSQL parsed and planned this many-CTE
+        # statement for every batch. A 100-event post's PostgreSQL CPU, in process, median of eight
+        # alternating rounds: 3.9 ms planned each time, 2.8 ms prepared.
+        cursor.execute(statement, params, prepare=True)
         rows = cursor.fetchall()
         if then is not None:
             then(cursor, rows)

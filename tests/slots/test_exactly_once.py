@@ -198,3 +198,30 @@ def test_a_session_has_its_stage_from_its_start_and_a_rolled_back_batch_loses_no
     with transaction.atomic():
         assert event_batch_ingest(batch, principal=principal).accepted == 2
     assert list(MachineEvent.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_move_is_planned_once_a_session_and_a_lost_stage_is_planned_again(
+    machine, machine_key, post_events
+):
+    """The statement that moves a batch from the stage is prepared in the session (parsed and planned
+    once, not for every batch); dropping the stage it was planned on makes PostgreSQL plan it again, and
+    the next batch is stored all the same, once."""
+
+    def prepared() -> list[int]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+                ["%DELETE FROM pg_temp.slots_event_stage%"],
+            )
+            return cursor.fetchone()[0]
+
+    for seq in (1, 2, 3):
+        assert post_events([game(machine, seq)], key=machine_key)[1]["accepted"] == 1
+    assert prepared() == 1
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE pg_temp.slots_event_stage")
+    body = post_events([game(machine, 4), game(machine, 3)], key=machine_key)[1]
+    assert (body, prepared()) == ({"accepted": 1, "duplicates": 1, "rejected": []}, 1)
+    assert list(MachineEvent.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4]
