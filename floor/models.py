@@ -39,7 +39,9 @@ class Venue(models.Model):
 
 
 class Room(models.Model):
-    venue = models.ForeignKey(Venue, on_delete=models.PROTECT, related_name="rooms", verbose_name=_("venue"))
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="rooms", verbose_name=_("venue"), db_index=False
+    )
     number = models.PositiveSmallIntegerField(_("number"))
     name = models.CharField(_("name"), max_length=80)
     # The room's floor plan is a grid; machines sit on its cells.
@@ -59,7 +61,9 @@ class Room(models.Model):
 class Bank(models.Model):
     """Adjacent machines in a room, usually sharing a theme or a linked progressive."""
 
-    room = models.ForeignKey(Room, on_delete=models.PROTECT, related_name="banks", verbose_name=_("room"))
+    room = models.ForeignKey(
+        Room, on_delete=models.PROTECT, related_name="banks", verbose_name=_("room"), db_index=False
+    )
     code = models.CharField(_("code"), max_length=32)
     name = models.CharField(_("name"), max_length=120, blank=True)
 
@@ -192,7 +196,13 @@ class SignificantEvent(AppendOnlyModel):
 
     # Empty: the whole house (a link across both venues); shown in every venue's register.
     venue = models.ForeignKey(
-        Venue, on_delete=models.PROTECT, null=True, blank=True, related_name="+", verbose_name=_("venue")
+        Venue,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("venue"),
+        db_index=False,
     )
     at = models.DateTimeField(_("at"), db_index=True)
     kind = models.CharField(_("kind"), max_length=24, choices=Kind.choices)

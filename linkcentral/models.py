@@ -68,7 +68,7 @@ class LinkedPool(models.Model):
 class LinkMember(models.Model):
     """A site's membership of a pool and how far its entries have come."""
 
-    pool = models.ForeignKey(LinkedPool, on_delete=models.CASCADE, related_name="members")
+    pool = models.ForeignKey(LinkedPool, on_delete=models.CASCADE, related_name="members", db_index=False)
     site = models.ForeignKey(LinkSite, on_delete=models.CASCADE, related_name="memberships")
     active = models.BooleanField(_("active"), default=True)
     acked_seq = models.BigIntegerField(_("last entry received"), default=0)
@@ -96,7 +96,7 @@ class LinkEntry(models.Model):
         CONTRIBUTION = "contribution", _("contribution")
         CLAIM = "claim", _("claim")
 
-    member = models.ForeignKey(LinkMember, on_delete=models.PROTECT, related_name="entries")
+    member = models.ForeignKey(LinkMember, on_delete=models.PROTECT, related_name="entries", db_index=False)
     seq = models.BigIntegerField(_("site's entry number"))
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     round_ref = models.CharField(_("site's round"), max_length=64)
@@ -151,7 +151,7 @@ class LinkAward(models.Model):
 class LinkAwardPart(models.Model):
     """One bet's part of an award, for the site whose player placed it, in the site's currency."""
 
-    award = models.ForeignKey(LinkAward, on_delete=models.PROTECT, related_name="parts")
+    award = models.ForeignKey(LinkAward, on_delete=models.PROTECT, related_name="parts", db_index=False)
     entry = models.ForeignKey(LinkEntry, on_delete=models.PROTECT, related_name="award_parts")
     number = models.PositiveIntegerField(_("part number"))  # 1.. within the award, in the order of play
     seat = models.PositiveIntegerField(_("seat"), null=True, blank=True)

@@ -46,7 +46,9 @@ class OutboxEntry(models.Model):
         CONTRIBUTION = "contribution", _("contribution")
         CLAIM = "claim", _("claim")
 
-    membership = models.ForeignKey(LinkMembership, on_delete=models.PROTECT, related_name="outbox")
+    membership = models.ForeignKey(
+        LinkMembership, on_delete=models.PROTECT, related_name="outbox", db_index=False
+    )
     seq = models.BigIntegerField(_("entry number"))
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     round_ref = models.CharField(_("round"), max_length=64)
@@ -97,7 +99,9 @@ class LinkPoolMirror(models.Model):
 class SiteAward(models.Model):
     """An award the link sent for this site's players; its parts go to the hits desk once."""
 
-    membership = models.ForeignKey(LinkMembership, on_delete=models.PROTECT, related_name="awards")
+    membership = models.ForeignKey(
+        LinkMembership, on_delete=models.PROTECT, related_name="awards", db_index=False
+    )
     link_award_id = models.BigIntegerField(_("award at the link"))
     body = models.JSONField(_("as sent"))
     recorded_at = models.DateTimeField(_("recorded at"), auto_now_add=True)

@@ -56,7 +56,7 @@ class PayLine(models.Model):
         FIXED = "fixed", _("Fixed amount")
 
     pay_table = models.ForeignKey(
-        PayTable, on_delete=models.CASCADE, related_name="lines", verbose_name=_("pay table")
+        PayTable, on_delete=models.CASCADE, related_name="lines", verbose_name=_("pay table"), db_index=False
     )
     hand = models.CharField(_("hand"), max_length=20, choices=Hand.choices)
     kind = models.CharField(_("kind"), max_length=8, choices=Kind.choices)
@@ -195,7 +195,9 @@ class TableRound(models.Model):
         RECORDED = "recorded", _("Recorded")
         VOIDED = "voided", _("Voided")
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="rounds", verbose_name=_("table"))
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, related_name="rounds", verbose_name=_("table"), db_index=False
+    )
     round_id = models.CharField(_("round"), max_length=64)
     at = models.DateTimeField(_("played at"))
     received_at = models.DateTimeField(_("received at"))
@@ -255,7 +257,11 @@ class TableRound(models.Model):
 
 class TableSeat(models.Model):
     round = models.ForeignKey(
-        TableRound, on_delete=models.CASCADE, related_name="seat_rows", verbose_name=_("round")
+        TableRound,
+        on_delete=models.CASCADE,
+        related_name="seat_rows",
+        verbose_name=_("round"),
+        db_index=False,
     )
     seat = models.PositiveSmallIntegerField(_("seat"))
     cards = models.JSONField(verbose_name=_("cards"))

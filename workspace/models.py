@@ -19,7 +19,11 @@ class MachineHourStat(models.Model):
     """
 
     machine = models.ForeignKey(
-        "slots.SlotMachine", on_delete=models.CASCADE, related_name="hour_stats", verbose_name=_("machine")
+        "slots.SlotMachine",
+        on_delete=models.CASCADE,
+        related_name="hour_stats",
+        verbose_name=_("machine"),
+        db_index=False,
     )
     # Start of the hour (Europe/Rome is a whole number of hours from UTC, so UTC hours are local hours).
     hour = models.DateTimeField(_("hour"))
@@ -117,7 +121,7 @@ class SlipReprint(AppendOnlyModel):
     """A slip printed again: who and when, and its copy number (the original is copy 0)."""
 
     slip = models.ForeignKey(
-        HitSlip, on_delete=models.PROTECT, related_name="reprints", verbose_name=_("slip")
+        HitSlip, on_delete=models.PROTECT, related_name="reprints", verbose_name=_("slip"), db_index=False
     )
     copy = models.PositiveIntegerField(_("copy number"))
     printed_by = models.ForeignKey(
@@ -140,7 +144,7 @@ class DayClose(AppendOnlyModel):
     ``workspace.dayclose.register.RegisterRow`` per level), never changed afterwards."""
 
     venue = models.ForeignKey(
-        "floor.Venue", on_delete=models.PROTECT, related_name="+", verbose_name=_("venue")
+        "floor.Venue", on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"), db_index=False
     )
     business_day = models.DateField(_("business day"))
     tolerance_cents = models.BigIntegerField(_("tolerance (cents)"))

@@ -25,7 +25,7 @@ class Hit(WinnerIdentity, models.Model):
         VOIDED = "voided", _("Voided")
 
     level = models.ForeignKey(
-        Level, on_delete=models.PROTECT, related_name="hit_records", verbose_name=_("level")
+        Level, on_delete=models.PROTECT, related_name="hit_records", verbose_name=_("level"), db_index=False
     )
     machine = models.ForeignKey(
         "slots.SlotMachine",

@@ -45,7 +45,7 @@ class LedgerEntry(AppendOnlyModel):
         TRANSFER_OUT = "transfer_out", _("Transfer out")
         TRANSFER_IN = "transfer_in", _("Transfer in")
 
-    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="ledger")
+    level = models.ForeignKey(Level, on_delete=models.PROTECT, related_name="ledger", db_index=False)
     kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
     at = models.DateTimeField(_("at"))
     batch = models.ForeignKey(

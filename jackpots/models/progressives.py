@@ -45,7 +45,11 @@ class Progressive(models.Model):
 
 class ProgressiveMachine(models.Model):
     progressive = models.ForeignKey(
-        Progressive, on_delete=models.CASCADE, related_name="members", verbose_name=_("progressive")
+        Progressive,
+        on_delete=models.CASCADE,
+        related_name="members",
+        verbose_name=_("progressive"),
+        db_index=False,
     )
     machine = models.ForeignKey(
         "slots.SlotMachine",
@@ -78,7 +82,11 @@ class Level(models.Model):
         RETIRED = "retired", pgettext_lazy("level state", "Retired")
 
     progressive = models.ForeignKey(
-        Progressive, on_delete=models.PROTECT, related_name="levels", verbose_name=_("progressive")
+        Progressive,
+        on_delete=models.PROTECT,
+        related_name="levels",
+        verbose_name=_("progressive"),
+        db_index=False,
     )
     name = models.CharField(_("name"), max_length=60)
     position = models.PositiveSmallIntegerField(_("position"), default=1, help_text=_("1 is the top level."))
