@@ -12,7 +12,7 @@ API's share of it. Drops its database at the end.
         .venv/bin/python bench/ingest.py --workers 2 --clients 4 --connections 24 --seconds 20 [--gateway]
 
 A request is one machine's batch of games (its key; the single statement), or with --gateway a gateway's:
-one game on each of many machines (the venue's key; a transaction that locks them in id order).
+one game on each of many machines (the venue's key; the same statement, which locks them in id order).
 
 DATABASE_URL only names the server (its database is replaced by the benchmark's own); with REDIS_URL the
 engine's task is enqueued to that Redis as in production (the queue is emptied at the end).

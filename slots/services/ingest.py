@@ -106,7 +106,7 @@ def _ingest(
     unique, conflicts = _batch_dedupe(parsed, result)
     single = bool(unique) and _single_statement(unique)
     if remembered and (not single or result.rejected):
-        # The single statement confirms the machine it writes for; every other answer asks again.
+        # The single statement confirms the machines it writes for; every other answer asks again.
         machine_map_confirm(machines)
     if not single:
         # The single statement checks the key itself; every other request asks before it writes.
@@ -134,8 +134,9 @@ def _store(
     ``single``, in one statement that also checks the principal's key."""
     if single:
         try:
+            machines = {event.machine.id: event.machine for event in unique}
             inserted, existing = events_store(
-                unique, received_at=now, touch=True, key=principal.key, machine=unique[0].machine
+                unique, received_at=now, touch=True, key=principal.key, machines=list(machines.values())
             )
         except KeyRevoked:
             principal_refuse(principal)
@@ -168,12 +169,11 @@ def _games_announce(inserted: list[ParsedEvent]) -> None:
 
 
 def _single_statement(events: list[ParsedEvent]) -> bool:
-    """Whether the batch can be stored by one autocommit statement: on PostgreSQL, one machine's games
-    and jackpots (no meters or status to apply, one machine row to lock)."""
+    """Whether the batch can be stored by one autocommit statement: on PostgreSQL, games and jackpots of
+    one machine or of a gateway's many (no meters or status to apply)."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return False
-    machine_id = events[0].machine.id
-    return all(event.pending and event.machine.id == machine_id for event in events)
+    return all(event.pending for event in events)
 
 
 def _outcomes(

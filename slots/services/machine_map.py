@@ -2,7 +2,7 @@
 
 A remembered machine is never trusted on its own, as a cached key is not (slots.services.auth): what a
 batch was checked against is confirmed before the batch is stored or answered. The single statement of
-a machine's games compares the machine's row with it while it writes (slots.services.storage); every other
+games and jackpots compares each machine's row with it while it writes (slots.services.storage); every other
 request, and every answer that refuses an event, reads the machines again and compares. When they differ
 (a machine moved bank, changed bets, went out of service, was renamed) nothing was stored: the batch is
 checked again against the machines as they are now. So a change made by any process, by any means (the

@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable
 from datetime import datetime
 from functools import reduce
-from operator import or_
+from operator import attrgetter, or_
 from typing import Any
 
 import psycopg
@@ -76,24 +76,36 @@ _INSERT = (
     f"WITH {_STAGED} INSERT INTO slots_machineevent ({_COLUMNS}) {_RECORDS} "
     "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id"
 )
-# The same insert, and in the same statement the machine's last_seen/last_game_at move and an offline
+# The same insert, and in the same statement each machine's last_seen/last_game_at move and an offline
 # machine comes back in service, ending its offline period with a ``machine_back`` alert and a
-# significant-events row (machines_touch and offline_periods_close, for a batch of one machine's games
-# and jackpots; the period's lookup is one probe of its partial unique index, nothing found on a
-# machine in play). One statement is one
-# transaction: no BEGIN/COMMIT round trips on the hot path. GREATEST skips NULLs.
+# significant-events row (machines_touch and offline_periods_close, for a batch of games and jackpots of
+# one machine or of a gateway's many; the period's lookup is one probe of its partial unique index a
+# machine, nothing found on a machine in play). One statement is one transaction: no BEGIN/COMMIT round
+# trips on the hot path. GREATEST skips NULLs.
 # The caller's key is checked in the same statement (slots.services.auth): the rows go in only while the
 # key's row is active, and the first column of every row returned says whether it was. {key_ok} is
 # _KEY_ACTIVE on a model's table (KeyRow), never input, or true for a caller inside the process
 # (_insert_and_touch).
 _KEY_ACTIVE = "EXISTS (SELECT 1 FROM {table} WHERE id = %s AND revoked_at IS NULL)"
-# And the machine is still what the batch was checked against (a machine this process remembered,
-# slots.services.machine_map): the second column says whether it was; its parameters are _machine_facts.
-_MACHINE_SAME = (
-    "SELECT EXISTS (SELECT 1 FROM slots_slotmachine m JOIN floor_room r ON r.id = m.room_id "
-    "WHERE m.id = %s AND m.asset_number = %s AND r.venue_id = %s AND m.bank_id IS NOT DISTINCT FROM %s "
-    "AND m.denomination_cents = %s AND m.min_bet_cents = %s AND m.max_bet_cents = %s "
-    "AND m.meter_digits = %s AND m.status IN ('in_service', 'offline')) AS ok"
+# And the machines are still what the batch was checked against (machines this process remembered,
+# slots.services.machine_map): ``locked`` finds each by its facts as validation read them (the arrays of
+# _machine_facts, one element a machine, but its status, which only had to let it play) and locks its row;
+# the second column says whether it found them all. ORDER BY ... FOR NO KEY UPDATE locks the rows in the
+# order it returns them, so statements on overlapping machines (a gateway's retry beside its next batch)
+# wait on each other instead of deadlocking, as the transaction path's lock in id order does; and a row whose
+# lock was waited for is read as committed once the lock is held (``was_status``: a beat that marked the
+# machine offline meanwhile shows there, though the period it opened is not in this statement's snapshot).
+_LOCKED = (
+    "locked AS (SELECT m.id, m.status AS was_status FROM slots_slotmachine m "
+    "JOIN floor_room r ON r.id = m.room_id JOIN unnest(%s::bigint[], %s::text[], %s::bigint[], %s::bigint[], "
+    "%s::int[], %s::int[], %s::int[], %s::int[]) AS f(id, asset_number, venue_id, bank_id, "
+    "denomination_cents, min_bet_cents, max_bet_cents, meter_digits) ON f.id = m.id "
+    "WHERE m.asset_number = f.asset_number AND r.venue_id = f.venue_id "
+    "AND m.bank_id IS NOT DISTINCT FROM f.bank_id AND m.denomination_cents = f.denomination_cents "
+    "AND m.min_bet_cents = f.min_bet_cents AND m.max_bet_cents = f.max_bet_cents "
+    "AND m.meter_digits = f.meter_digits AND m.status IN ('in_service', 'offline') "
+    "ORDER BY m.id FOR NO KEY UPDATE OF m), "
+    "machine_ok AS (SELECT count(*) = %s AS ok FROM locked)"
 )
 # An offline machine heard again: its open period ends (at the event's own moment, MACHINE_BACK_GRACE_SECONDS
 # before now, never before it began) with a ``machine_back`` alert and the significant-events register's
@@ -114,31 +126,28 @@ _BACK = (
     "to_char(b.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')), 'seq ' || b.ended_seq "
     "FROM back b JOIN slots_slotmachine m ON m.id = b.machine_id JOIN floor_room r ON r.id = m.room_id) "
 )
-# The period a beat opened while the single statement waited for the machine's row (its third column says
-# so), ended in the same transaction by a statement whose snapshot has it.
+# The periods a beat opened while the single statement waited for their machines' rows (its third column
+# names the machines), ended in the same transaction by a statement whose snapshot has them.
 _BACK_LATE = (
-    "WITH seen AS (SELECT %s::bigint AS machine_id, %s::bigint AS first_seq), "
+    "WITH seen AS (SELECT * FROM unnest(%s::bigint[], %s::bigint[]) AS s(machine_id, first_seq)), "
     f"{_BACK} SELECT count(*) FROM back"
 )
 _INSERT_AND_TOUCH = (
-    f"WITH {_STAGED}, key_ok AS (SELECT {{key_ok}} AS ok), machine_ok AS ({_MACHINE_SAME}), "
+    f"WITH {_STAGED}, key_ok AS (SELECT {{key_ok}} AS ok), {_LOCKED}, "
     f"inserted AS (INSERT INTO slots_machineevent ({_COLUMNS}) "
     f"{_RECORDS_FROM} WHERE (SELECT ok FROM key_ok) AND (SELECT ok FROM machine_ok){_RECORDS_ORDER} "
     "ON CONFLICT (machine_id, seq) DO NOTHING RETURNING machine_id, seq, id, type, at), "
     "seen AS (SELECT machine_id, max(at) FILTER (WHERE type = 1) AS game_at, min(seq) AS first_seq "
     "FROM inserted GROUP BY machine_id), "
-    # ``was`` locks the machine's row and reads it as it is once the lock is held: a beat that marked the
-    # machine offline while this statement waited for the row shows there, though the period the beat
-    # opened is not in this statement's snapshot (_BACK_LATE then ends it in the same transaction).
     "touched AS (UPDATE slots_slotmachine AS m SET last_seen = GREATEST(m.last_seen, now()), "
     "last_game_at = GREATEST(m.last_game_at, seen.game_at), "
     "status = CASE WHEN m.status = 'offline' THEN 'in_service' ELSE m.status END "
-    "FROM seen, LATERAL (SELECT l.status FROM slots_slotmachine AS l WHERE l.id = seen.machine_id "
-    "FOR NO KEY UPDATE) AS was WHERE m.id = seen.machine_id RETURNING m.id, was.status AS was_status), "
+    "FROM seen JOIN locked AS l ON l.id = seen.machine_id WHERE m.id = seen.machine_id "
+    "RETURNING m.id, l.was_status), "
     f"{_BACK} "
-    "SELECT k.ok, mo.ok, EXISTS (SELECT 1 FROM touched WHERE was_status = 'offline') "
-    "AND NOT EXISTS (SELECT 1 FROM back), i.machine_id, i.seq, i.id FROM key_ok k CROSS JOIN machine_ok mo "
-    "LEFT JOIN inserted i ON true"
+    "SELECT k.ok, mo.ok, ARRAY(SELECT t.id FROM touched t WHERE t.was_status = 'offline' "
+    "AND NOT EXISTS (SELECT 1 FROM back b WHERE b.machine_id = t.id)), i.machine_id, i.seq, i.id "
+    "FROM key_ok k CROSS JOIN machine_ok mo LEFT JOIN inserted i ON true"
 )
 
 
@@ -152,16 +161,16 @@ def events_store(
     received_at: datetime,
     touch: bool = False,
     key: KeyRow | None = None,
-    machine: MachineInfo | None = None,
+    machines: list[MachineInfo] | None = None,
 ) -> tuple[list[ParsedEvent], dict[tuple[int, int], str]]:
     """Inserts what is new; returns the inserted events (``stored_id`` set) and the digest already
-    stored for every other (machine_id, seq) of the batch. With ``touch`` (PostgreSQL only, one
-    ``machine``'s games and jackpots) the same statement checks that the caller's ``key`` is active
-    (KeyRevoked if not) and that the machine is still ``machine`` (MachinesChanged if not), storing
-    nothing unless both hold, and does what machines_touch would."""
+    stored for every other (machine_id, seq) of the batch. With ``touch`` (PostgreSQL only, games and
+    jackpots of ``machines``) the same statement checks that the caller's ``key`` is active (KeyRevoked
+    if not) and that every machine is still as in ``machines`` (MachinesChanged if not), storing nothing
+    unless both hold, and does what machines_touch would."""
     events = sorted(events, key=lambda event: event.key)
     if connection.vendor == "postgresql":
-        inserted_ids = _insert_postgresql(events, touch=touch, key=key, machine=machine)
+        inserted_ids = _insert_postgresql(events, touch=touch, key=key, machines=machines)
         existing_keys = [event.key for event in events if event.key not in inserted_ids]
         existing = _digests(existing_keys)
     else:
@@ -229,16 +238,16 @@ def stage_on_connect(sender: object, connection: BaseDatabaseWrapper, **kwargs: 
 
 
 def _insert_postgresql(
-    events: list[ParsedEvent], *, touch: bool, key: KeyRow | None, machine: MachineInfo | None
+    events: list[ParsedEvent], *, touch: bool, key: KeyRow | None, machines: list[MachineInfo] | None
 ) -> dict[tuple[int, int], int]:
     if not events:
         return {}
     if touch:
-        if machine is None:
-            raise ValueError("the single statement checks the machine it writes for")
+        if not machines:
+            raise ValueError("the single statement checks the machines it writes for")
         statement, then = _insert_and_touch(None if key is None else key.table), _back_late
         params: list[object] = [] if key is None else [key.id]
-        params += _machine_facts(machine)
+        params += _machine_facts(machines)
     else:
         statement, params, then = _INSERT, [], None
     connection.ensure_connection()
@@ -265,25 +274,34 @@ def _insert_postgresql(
 
 
 def _back_late(cursor: psycopg.Cursor[Any], rows: list[tuple[Any, ...]]) -> None:
-    """After the single statement, in its transaction: ends the offline period a beat opened while the
-    statement waited for the machine's row (its third column), which its snapshot could not see."""
-    if rows and rows[0][2]:
-        cursor.execute(_BACK_LATE, [rows[0][3], min(row[4] for row in rows if row[5] is not None)])
+    """After the single statement, in its transaction: ends the offline periods a beat opened while the
+    statement waited for their machines' rows (its third column), which its snapshot could not see."""
+    late = set(rows[0][2]) if rows else set()
+    if not late:
+        return
+    first_seqs: dict[int, int] = {}
+    for _key_ok, _ok, _late, machine_id, seq, pk in rows:
+        if pk is not None and machine_id in late:
+            first_seqs[machine_id] = min(seq, first_seqs.get(machine_id, seq))
+    cursor.execute(_BACK_LATE, [list(first_seqs), list(first_seqs.values())])
 
 
-def _machine_facts(machine: MachineInfo) -> list[object]:
-    """_MACHINE_SAME's parameters: what validation read of the machine (but its status, which only had to
-    let it play)."""
-    return [
-        machine.id,
-        machine.asset_number,
-        machine.venue_id,
-        machine.bank_id,
-        machine.denomination_cents,
-        machine.min_bet_cents,
-        machine.max_bet_cents,
-        machine.meter_digits,
-    ]
+# What validation read of a machine (but its status, which only had to let it play), in _LOCKED's order.
+_FACTS = attrgetter(
+    "id",
+    "asset_number",
+    "venue_id",
+    "bank_id",
+    "denomination_cents",
+    "min_bet_cents",
+    "max_bet_cents",
+    "meter_digits",
+)
+
+
+def _machine_facts(machines: list[MachineInfo]) -> list[object]:
+    """_LOCKED's parameters: each fact of the machines as a list, then how many machines there are."""
+    return [*(list(column) for column in zip(*map(_FACTS, machines), strict=True)), len(machines)]
 
 
 def _stage_and_move(

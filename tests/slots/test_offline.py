@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import threading
-import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from slots.models import MachineAlert, MachineEvent, OfflinePeriod, SlotMachine
@@ -15,7 +13,7 @@ from slots.services import machines as machines_module
 from slots.tasks import machines_mark_offline_task
 from tests.factories import SlotMachineFactory
 from tests.slots.helpers import game
-from tests.threads import thread_with_own_connection
+from tests.threads import lock_waiter_await, thread_with_own_connection
 
 pytestmark = pytest.mark.django_db
 
@@ -59,51 +57,46 @@ def test_offline_machine_is_back_in_service_with_its_next_event(machine, machine
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("path", ["single statement", "transaction"])
+@pytest.mark.parametrize("path", ["single statement", "transaction", "a gateway's single statement"])
 def test_a_post_waiting_on_the_beat_that_marks_its_machine_offline_ends_the_period(
-    machine, machine_key, post_events, monkeypatch, path
+    machine, machine_key, gateway_key, post_events, *, monkeypatch, path
 ):
     """The beat marks a silent machine offline while the machine's first games are on their way: the post
     waits for the beat's lock on the machine, and once the beat commits it must end the period the beat
     opened, not leave it open behind a machine back in service (whose games would then count towards no
     level until its next post). A game alone takes the single statement; with a status event the batch
-    goes through a transaction of several statements."""
-    SlotMachine.objects.filter(pk=machine.pk).update(last_seen=None)
+    goes through a transaction of several statements; a gateway's games of two machines take the single
+    statement, which must end both periods."""
+    machines, key, events = [machine], machine_key, [game(machine, 1)]
+    if path == "transaction":
+        events.append({**game(machine, 2), "type": "status", "status": "door_open"})
+    elif path == "a gateway's single statement":
+        machines.append(SlotMachineFactory(room=machine.room))
+        key, events = gateway_key, [game(machines[1], 4), game(machine, 1), game(machines[1], 3)]
+    SlotMachine.objects.filter(pk__in=[each.pk for each in machines]).update(last_seen=None)
     locked, release = threading.Event(), threading.Event()
     significant = machines_module._offline_significant
 
-    def pause_before_commit(silent, now):  # the beat's transaction holds the machine's row from here
+    def pause_before_commit(silent, now):  # the beat's transaction holds the machines' rows from here
         significant(silent, now)
         locked.set()
         release.wait(10)
 
     monkeypatch.setattr(machines_module, "_offline_significant", pause_before_commit)
     answers: list[tuple[int, dict]] = []
-    events = [game(machine, 1)]
-    if path == "transaction":
-        events.append({**game(machine, 2), "type": "status", "status": "door_open"})
     beat = thread_with_own_connection(machines_module.machines_mark_offline)
     assert locked.wait(10)
-    post = thread_with_own_connection(lambda: answers.append(post_events(events, key=machine_key)))
-    with connection.cursor() as cursor:
-        for _ in range(200):
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity "
-                "WHERE wait_event_type = 'Lock' AND datname = current_database()"
-            )
-            if cursor.fetchone()[0]:
-                break
-            time.sleep(0.05)
-        else:
-            raise AssertionError("the post never waited on the beat's lock")
+    post = thread_with_own_connection(lambda: answers.append(post_events(events, key=key)))
+    lock_waiter_await()
     release.set()
     beat.join(10)
     post.join(10)
     assert answers == [(200, {"accepted": len(events), "duplicates": 0, "rejected": []})]
-    machine.refresh_from_db()
-    assert machine.status == "in_service"
-    period = OfflinePeriod.objects.get(machine=machine)
-    assert (period.ended_at, period.ended_seq) == (period.started_at, 1)
-    alerts = MachineAlert.objects.filter(machine=machine).order_by("id").values_list("kind", "seq")
-    assert list(alerts) == [("machine_offline", 0), ("machine_back", 1)]
-    assert MachineEvent.objects.filter(machine=machine).count() == len(events)
+    for each, first_seq in zip(machines, (1, 3), strict=False):
+        each.refresh_from_db()
+        assert each.status == "in_service"
+        period = OfflinePeriod.objects.get(machine=each)
+        assert (period.ended_at, period.ended_seq) == (period.started_at, first_seq)
+        alerts = MachineAlert.objects.filter(machine=each).order_by("id").values_list("kind", "seq")
+        assert list(alerts) == [("machine_offline", 0), ("machine_back", first_seq)]
+    assert MachineEvent.objects.count() == len(events)
