@@ -19,10 +19,7 @@ class PayTable(models.Model):
     """The pay table of one table progressive; its lines are data, edited with staging and audit."""
 
     progressive = models.OneToOneField(
-        "jackpots.Progressive",
-        on_delete=models.PROTECT,
-        related_name="pay_table",
-        verbose_name=_("progressive"),
+        "jackpots.Progressive", models.PROTECT, related_name="pay_table", verbose_name=_("progressive")
     )
     level = models.ForeignKey(
         "jackpots.Level", on_delete=models.PROTECT, related_name="+", verbose_name=_("jackpot level")
@@ -257,11 +254,7 @@ class TableRound(models.Model):
 
 class TableSeat(models.Model):
     round = models.ForeignKey(
-        TableRound,
-        on_delete=models.CASCADE,
-        related_name="seat_rows",
-        verbose_name=_("round"),
-        db_index=False,
+        TableRound, models.CASCADE, related_name="seat_rows", verbose_name=_("round"), db_index=False
     )
     seat = models.PositiveSmallIntegerField(_("seat"))
     cards = models.JSONField(verbose_name=_("cards"))
