@@ -9,25 +9,16 @@ prefix answers nothing and Django's 404 follows; with DEBUG the directory is rea
 
 from __future__ import annotations
 
-from contextvars import ContextVar
 from pathlib import Path
 
 from django.conf import settings
-from django.core.exceptions import MiddlewareNotUsed
 from servestatic.middleware import ServeStaticMiddleware
 
 MANUAL_PREFIX = "/manual/"
 
-# Set while config/http.py builds the machines' event posts' sync chain. ServeStatic is async only: in a
-# sync chain Django wraps it in AsyncToSync, and every post would go thread -> event loop -> thread
-# (15% of the server's CPU per event). No static file lives at an event path, so that chain goes without it.
-static_files_skipped: ContextVar[bool] = ContextVar("static_files_skipped", default=False)
-
 
 class ManualStaticMiddleware(ServeStaticMiddleware):
     def __init__(self, get_response=None, settings=settings) -> None:
-        if static_files_skipped.get():
-            raise MiddlewareNotUsed("static files are not served on the event posts' chain")
         super().__init__(get_response, settings=settings)
         root = Path(settings.MANUAL_ROOT)
         # Without autorefresh the files are listed now; a missing directory would only warn.
