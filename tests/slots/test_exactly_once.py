@@ -209,7 +209,7 @@ def test_the_move_is_planned_once_a_session_and_a_lost_stage_is_planned_again(
     once, not for every batch); dropping the stage it was planned on makes PostgreSQL plan it again, and
     the next batch is stored all the same, once."""
 
-    def prepared() -> list[int]:
+    def prepared() -> int:
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
