@@ -47,6 +47,9 @@ API_ERRORS: dict[str, str] = {
     "unsupported_media_type": "The body must be JSON (Content-Type: application/json).",
     "throttled": "Too many requests; try again later.",
     "server_error": "The server could not answer this request.",
+    "server_busy": (
+        "The server holds as many request bodies as it can take at once; retry after Retry-After seconds."
+    ),
     "database_unavailable": (
         "The server could not reach its database; retry after Retry-After seconds "
         "(events stored before the fault come back as duplicates)."

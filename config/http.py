@@ -14,7 +14,9 @@ An API request's body is bounded while it arrives (``api_body_receive``). Django
 body, however large, before any view runs; a flood of 1 MiB bodies from 200 connections held a gigabyte.
 Here a body declared over the limit is refused before a byte of it is read, one that arrives in several
 parts is read past its first part only once the caller's key is accepted, and no more than the limit is
-ever held: the refusals close the connection, so the unread rest is never received either.
+ever held: the refusals close the connection, so the unread rest is never received either. And what the
+process's requests hold together is bounded: a body in parts reserves its share of the process's budget
+before its rest is read, and waits for it (``common.request_body.body_budget``).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from django.db import close_old_connections
 from django.http import HttpResponse, HttpResponseBase
 from django.urls import Resolver404, resolve
 
-from common.request_body import body_declared_length, body_limit, refusal_response
+from common.api_errors import ApiError
+from common.request_body import body_budget, body_declared_length, body_limit, refusal_response
 from slots.services.errors import RequestRefused
 
 Receive = Callable[[], Awaitable[dict]]
@@ -82,12 +85,18 @@ class ASGIHandler(DjangoASGIHandler):
         await super().__call__(scope, receive, send)
 
     async def handle(self, scope: dict, receive: Receive, send) -> None:
-        if scope["path"].startswith(API_PREFIX):
-            body = await self.api_body_receive(scope, receive, send)
-            if body is None:
-                return
-            receive = _replayed({"type": "http.request", "body": body, "more_body": False}, receive)
-        await super().handle(scope, receive, send)
+        if not scope["path"].startswith(API_PREFIX):
+            await super().handle(scope, receive, send)
+            return
+        body, reserved = await self.api_body_receive(scope, receive, send)
+        try:
+            if body is not None:
+                replayed = _replayed({"type": "http.request", "body": body, "more_body": False}, receive)
+                await super().handle(scope, replayed, send)
+        finally:
+            # The body is held until the request is answered (the view reads it as it runs).
+            if reserved:
+                body_budget.release(reserved)
 
     async def read_body(self, receive: Receive) -> io.BytesIO:
         """A body that came in one message is used as it is, not copied into a spooled temporary file."""
@@ -96,30 +105,42 @@ class ASGIHandler(DjangoASGIHandler):
             return io.BytesIO(message.get("body", b""))
         return await super().read_body(_replayed(message, receive))
 
-    async def api_body_receive(self, scope: dict, receive: Receive, send) -> bytes | None:
-        """The whole body, at most the limit; None once refused (413, or the key's 401) or abandoned."""
+    async def api_body_receive(self, scope: dict, receive: Receive, send) -> tuple[bytes | None, int]:
+        """The whole body, at most the limit, or None once refused (413, the key's 401, 503 when the
+        process's body budget stays full) or abandoned; and the bytes it holds of the budget."""
         limit = body_limit()
-        if body_declared_length(_header(scope, b"content-length")) > limit:
+        declared = body_declared_length(_header(scope, b"content-length"))
+        if declared > limit:
             await self._refuse(send, refusal_response(RequestRefused(413, "body_too_large")))
-            return None
+            return None, 0
         message = await receive()
         parts = [message.get("body", b"")]
         received = len(parts[0])
+        reserved = 0
         if message.get("more_body", False) and received <= limit:
-            refusal = await _key_refusal(scope)
+            refusal, reserved = await _rest_admit(scope, declared or limit)
             if refusal is not None:
                 await self._refuse(send, refusal)
-                return None
-        while message["type"] == "http.request" and message.get("more_body", False) and received <= limit:
-            message = await receive()
-            parts.append(message.get("body", b""))
-            received += len(parts[-1])
-        if message["type"] == "http.disconnect":
-            return None
+                return None, 0
+            try:
+                while (
+                    message["type"] == "http.request"
+                    and message.get("more_body", False)
+                    and received <= limit
+                ):
+                    message = await receive()
+                    parts.append(message.get("body", b""))
+                    received += len(parts[-1])
+            except BaseException:
+                body_budget.release(reserved)
+                raise
+        if message["type"] == "http.request" and received <= limit:
+            return b"".join(parts), reserved
+        if reserved:
+            body_budget.release(reserved)
         if received > limit:
             await self._refuse(send, refusal_response(RequestRefused(413, "body_too_large")))
-            return None
-        return b"".join(parts)
+        return None, 0
 
     async def _refuse(self, send, response: HttpResponse) -> None:
         # The rest of the body stays unread: the server closes the connection instead of draining it.
@@ -160,6 +181,18 @@ def _replayed(first: dict, receive: Receive) -> Receive:
 def _header(scope: dict, name: bytes) -> str | None:
     values = [value.decode("latin1") for key, value in scope["headers"] if key.lower() == name]
     return ",".join(values) if values else None
+
+
+async def _rest_admit(scope: dict, length: int) -> tuple[HttpResponse | None, int]:
+    """Whether the rest of a body may be read: the key's refusal if it is refused, then the process's
+    budget reserved for ``length`` bytes (503 when it stays full); the bytes reserved."""
+    refusal = await _key_refusal(scope)
+    if refusal is not None:
+        return refusal, 0
+    reserved = await body_budget.reserve(length, float(settings.API_BODY_WAIT_SECONDS))
+    if reserved is None:
+        return refusal_response(ApiError(503, "server_busy")), 0
+    return None, reserved
 
 
 async def _key_refusal(scope: dict) -> HttpResponse | None:

@@ -343,6 +343,14 @@ SPECTACULAR_SETTINGS = {
 # --- The floor and the engine -----------------------------------------------------------------------
 # Largest request body the events API accepts (docs/api.md: 1 MiB, over it 413).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024, minimum=1024)
+# What a server process's API requests may hold of their bodies together (common.request_body), and how
+# long a body arriving in parts waits for its share before it is refused with 503: 32 bodies of the limit.
+API_BODY_BUDGET = env_int(
+    "API_BODY_BUDGET", 32 * DATA_UPLOAD_MAX_MEMORY_SIZE, minimum=DATA_UPLOAD_MAX_MEMORY_SIZE
+)
+API_BODY_WAIT_SECONDS = env_decimal("API_BODY_WAIT_SECONDS", "5")
+if not Decimal("0") < API_BODY_WAIT_SECONDS <= Decimal("60"):
+    raise ImproperlyConfigured("API_BODY_WAIT_SECONDS must be more than 0 and at most 60.")
 # A machine silent this long is offline and out of the progressives (G2S noProgInfo default, 30 s).
 MACHINE_OFFLINE_AFTER_SECONDS = env_int("MACHINE_OFFLINE_AFTER_SECONDS", 30, minimum=1)
 # A machine heard again is back in play from this many seconds before its event arrived: the event that

@@ -7,10 +7,13 @@ from __future__ import annotations
 import asyncio
 import gc
 from dataclasses import dataclass
+from decimal import Decimal
 
 import orjson
 import pytest
 
+from common.api_errors import API_ERRORS
+from common.request_body import body_budget
 from config.http import http_application
 from tables.models import Table
 from tables.seed import tables_seed
@@ -24,6 +27,7 @@ CHUNK = 64 * 1024
 EVENTS = "/api/v1/events"
 ROUNDS = "/api/v1/tables/NOG-CSP-1/rounds"
 TOO_LARGE = {"error": "body_too_large", "detail": "The body is larger than 1 MiB."}
+BUSY = API_ERRORS["server_busy"]
 
 
 @dataclass
@@ -117,3 +121,97 @@ async def test_a_body_of_exactly_the_limit_in_parts_reaches_the_view(keys, path)
     # 16 parts of blanks: exactly 1 MiB, read whole, and the view finds it is no JSON document.
     answer = await _post(path, keys[path], 16)
     assert (answer.status, answer.body["error"], answer.receives) == (400, "invalid_json", 16)
+
+
+class Upload:
+    """A chunked upload (no Content-Length) of ``parts`` parts of blanks, whose parts after the first
+    ``hold`` come only once ``go`` is set (or a disconnect, once ``gone``); ``received`` counts the parts
+    the application asked for."""
+
+    def __init__(self, path: str, key: str, parts: int, hold: int | None = None) -> None:
+        self.scope = asgi_scope("POST", path, key)
+        self.parts, self.hold = parts, hold
+        self.received = 0
+        self.go = asyncio.Event()
+        self.gone = False
+        self.sent: list[dict] = []
+
+    async def receive(self) -> dict:
+        if self.received == self.parts:
+            await asyncio.Event().wait()
+        if self.received == self.hold:
+            await self.go.wait()
+            if self.gone:
+                return {"type": "http.disconnect"}
+        self.received += 1
+        return {"type": "http.request", "body": b" " * CHUNK, "more_body": self.received < self.parts}
+
+    async def send(self, message: dict) -> None:
+        self.sent.append(message)
+
+    def start(self) -> asyncio.Task:
+        application = http_application()(self.scope, self.receive, self.send)
+        return asyncio.create_task(asyncio.wait_for(application, 10))
+
+    def answer(self) -> tuple[int, dict, dict]:
+        return self.sent[0]["status"], dict(self.sent[0]["headers"]), orjson.loads(self.sent[1]["body"])
+
+
+async def _until(check) -> None:
+    for _ in range(1000):
+        if check():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("not reached in 5 s")
+
+
+@pytest.fixture
+def one_body_budget(settings):
+    """The process may hold one body of the limit: a second one arriving in parts waits."""
+    settings.API_BODY_BUDGET = MIB
+    yield body_budget
+    assert (body_budget.held, len(body_budget._waiting)) == (0, 0)
+
+
+@pytest.mark.parametrize("path", [EVENTS, ROUNDS])
+async def test_a_body_in_parts_waits_while_others_hold_the_budget(keys, path, one_body_budget):
+    first = Upload(path, keys[path], 16, hold=2)
+    first_task = first.start()
+    await _until(lambda: first.received == 2)
+    second = Upload(path, keys[path], 16)
+    second_task = second.start()
+    await _until(lambda: len(one_body_budget._waiting) == 1)
+    # The second holds its first part only; the first holds the budget until it is answered.
+    assert (second.received, one_body_budget.held) == (1, MIB)
+    first.go.set()
+    await first_task
+    await second_task
+    assert (first.received, second.received) == (16, 16)
+    assert [upload.answer()[2]["error"] for upload in (first, second)] == ["invalid_json", "invalid_json"]
+
+
+async def test_a_body_that_waits_past_its_time_is_refused_with_503(keys, settings, one_body_budget):
+    settings.API_BODY_WAIT_SECONDS = Decimal("0.2")
+    first = Upload(EVENTS, keys[EVENTS], 16, hold=2)
+    first_task = first.start()
+    await _until(lambda: first.received == 2)
+    second = Upload(EVENTS, keys[EVENTS], 16)
+    await second.start()
+    status, headers, body = second.answer()
+    assert (status, body, second.received) == (503, {"error": "server_busy", "detail": BUSY}, 1)
+    assert (headers[b"Retry-After"], headers[b"Connection"]) == (b"1", b"close")
+    first.go.set()
+    await first_task
+
+
+@pytest.mark.parametrize("parts", [40, 3])
+async def test_a_body_refused_or_abandoned_gives_its_share_back(keys, parts, one_body_budget):
+    upload = Upload(EVENTS, keys[EVENTS], parts, hold=2)
+    task = upload.start()
+    await _until(lambda: upload.received == 2)
+    assert one_body_budget.held == MIB
+    upload.gone = parts == 3  # the caller goes away mid-body
+    upload.go.set()
+    await task
+    assert one_body_budget.held == 0
+    assert [message["status"] for message in upload.sent[:1]] == ([413] if parts == 40 else [])
