@@ -21,7 +21,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from common.origins import websocket_origin_allowed
-from common.socket_limits import socket_claim, socket_claim_release, socket_claim_renew, socket_claimed
+from common.socket_limits import socket_claim, socket_claim_keep, socket_claim_release, socket_claimed
 from gatewaylink.publish import gateway_group
 from gatewaylink.selectors import (
     awards_open,
@@ -68,6 +68,7 @@ class GatewayConsumer(AsyncWebsocketConsumer):
         if not self.claimed:
             await self.close(code=CLOSE_ALREADY_CONNECTED)
             return
+        socket_claim_keep("gateway", self.token, self.channel_name, self.claim_seconds())
         self.venue_id = venue_id
         await database_sync_to_async(gateway_link_record)(venue_id, up=True)
         self.link_up = True
@@ -175,5 +176,4 @@ class GatewayConsumer(AsyncWebsocketConsumer):
                 await self.release()
                 await self.close(code=CLOSE_UNAUTHORIZED)
                 return
-            await socket_claim_renew("gateway", self.token, self.channel_name, self.claim_seconds())
             await self.send_json({"type": "heartbeat", "at": timezone.now().isoformat()})

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from common.origins import websocket_origin_allowed
-from common.socket_limits import socket_claim_release, socket_claim_renew, socket_slot_claim
+from common.socket_limits import socket_claim_keep, socket_claim_release, socket_slot_claim
 from signage.currency import ScreenContent
 from signage.hub import frame_head, frame_text, hub_join, hub_leave
 from signage.links import link_watcher
@@ -91,6 +91,7 @@ class SignageConsumer(AsyncWebsocketConsumer):
         if self.slot is None:
             await self.close(code=CLOSE_TOO_MANY)
             return
+        socket_claim_keep(f"sign{self.slot}", self.token_digest, self.channel_name, self._lease())
         # The screen's presence is a write: after the snapshot, so a sign never waits for the database's
         # writers (on the embedded default, SQLite's one writer at a time) before it shows its amounts.
         self.screen_id = screen.id
@@ -100,7 +101,8 @@ class SignageConsumer(AsyncWebsocketConsumer):
 
     @staticmethod
     def _lease() -> float:
-        # A slot lapses three heartbeats after its last renewal: a server process that died frees it.
+        # A slot lapses three heartbeats after its last renewal (the process renews it every heartbeat with
+        # the other claims it keeps): a server process that died frees it.
         return 3 * float(settings.SIGNAGE_HEARTBEAT_SECONDS) + 1
 
     async def disconnect(self, code: int) -> None:
@@ -205,7 +207,6 @@ class SignageConsumer(AsyncWebsocketConsumer):
         interval = float(settings.SIGNAGE_HEARTBEAT_SECONDS)
         while True:
             await asyncio.sleep(interval)
-            await socket_claim_renew(f"sign{self.slot}", self.token_digest, self.channel_name, self._lease())
             await self.send_frame({"type": "heartbeat", "at": timezone.now().isoformat()})
 
     async def token_revoked(self) -> None:

@@ -20,9 +20,9 @@ from channels.db import database_sync_to_async
 from django.db.models import Q
 from django.utils import timezone
 
+from common.loops import loop_local
 from jackpots.currency import RateMissing, convert_cents, rate_find
 from jackpots.models import ExchangeRate
-from signage.loops import loop_local
 
 logger = logging.getLogger(__name__)
 

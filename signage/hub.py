@@ -19,9 +19,9 @@ import orjson
 from channels.layers import get_channel_layer
 from django.conf import settings
 
+from common.loops import loop_local
 from jackpots.hooks import progressive_group
 from signage.currency import ScreenContent, amounts_in, rate_book
-from signage.loops import loop_local
 
 logger = logging.getLogger(__name__)
 

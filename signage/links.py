@@ -16,8 +16,8 @@ from typing import Protocol
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from common.loops import loop_local
 from jackpots.selectors import progressive_links
-from signage.loops import loop_local
 from signage.selectors import screen_token_digests
 from signage.services import screen_presence_frames
 

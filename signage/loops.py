@@ -1,28 +1,14 @@
-"""Per-event-loop state of the sign server (hubs, snapshot reads, link watcher, rates): each test and
-each server worker runs its own loop, and a closed loop's state must not leak into the next. And
-``start_eagerly``, how a sign writes its frames."""
+"""``start_eagerly``, how a sign writes its frames. (The sign server's per-loop state, its hubs, snapshot
+reads, link watcher and rates, is kept with ``common.loops.loop_local``.)"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
-
-T = TypeVar("T")
+from collections.abc import Coroutine
+from typing import Any
 
 logger = logging.getLogger(__name__)
-
-
-def loop_local(registry: dict[asyncio.AbstractEventLoop, T], make: Callable[[], T]) -> T:
-    """The running loop's entry of ``registry``, made on first use; entries of closed loops dropped."""
-    loop = asyncio.get_running_loop()
-    for other in [known for known in registry if known.is_closed()]:
-        del registry[other]
-    if loop not in registry:
-        registry[loop] = make()
-    return registry[loop]
-
 
 _resumed: set[asyncio.Task] = set()
 

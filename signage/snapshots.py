@@ -12,9 +12,9 @@ from typing import NamedTuple
 from channels.db import database_sync_to_async
 from rest_framework import serializers
 
+from common.loops import loop_local
 from jackpots.apis import LevelPublicSerializer, ProgressivePublicSerializer
 from signage.currency import ScreenContent
-from signage.loops import loop_local
 from signage.selectors import declaration_frames, signage_snapshot
 
 Key = ScreenContent

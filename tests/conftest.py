@@ -142,3 +142,20 @@ def _fresh_machine_map() -> None:
     from slots.services.machine_map import machine_map_clear
 
     machine_map_clear()
+
+
+@pytest.fixture
+def claim_renewals(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, tuple[str, float]]]:
+    """Every batch of connection claims the process renewed (common.socket_limits), renewed for real."""
+    from asgiref.sync import sync_to_async
+
+    from common import socket_limits
+
+    batches: list[dict[str, tuple[str, float]]] = []
+
+    def recorded(claims: dict[str, tuple[str, float]]) -> int:
+        batches.append(claims)
+        return socket_limits.claims_renew(claims)
+
+    monkeypatch.setattr(socket_limits, "_claims_renew", sync_to_async(recorded, thread_sensitive=False))
+    return batches

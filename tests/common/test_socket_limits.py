@@ -1,8 +1,12 @@
-"""Handshakes per client address per second are bounded (issue 28, finding 2)."""
+"""Handshakes per client address per second are bounded (issue 28, finding 2), and a process keeps its
+connections' claims renewed together (issue 27)."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
+from asgiref.sync import sync_to_async
 from django.core.cache import cache
 
 from common import socket_limits
@@ -21,3 +25,44 @@ async def test_the_handshake_past_the_limit_from_one_address_is_refused(one_seco
     answers = [await handshake_allowed("198.51.100.7") for _ in range(61)]
     assert answers == [True] * 60 + [False]
     assert await handshake_allowed("198.51.100.8") is True
+
+
+async def _claimed(secret: str, owner: str, seconds: float) -> None:
+    assert await socket_limits.socket_claim("sign0", secret, owner, seconds)
+    socket_limits.socket_claim_keep("sign0", secret, owner, seconds)
+
+
+async def test_a_process_renews_all_its_claims_in_one_call(claim_renewals) -> None:
+    secrets = [f"screen-{n}" for n in range(5)]
+    for secret in secrets:
+        await _claimed(secret, f"owner-{secret}", 1)
+    # Every claim outlives its lease (the cache counts whole seconds), renewed every 1/3 s with the others.
+    await asyncio.sleep(1.6)
+    assert [await socket_limits.socket_claimed("sign0", secret) for secret in secrets] == [True] * 5
+    names = sorted(socket_limits._name("sign0", secret) for secret in secrets)
+    assert 3 <= len(claim_renewals) <= 5
+    assert all(sorted(batch) == names for batch in claim_renewals)
+    for secret in secrets:
+        await socket_limits.socket_claim_release("sign0", secret, f"owner-{secret}")
+    assert [await socket_limits.socket_claimed("sign0", secret) for secret in secrets] == [False] * 5
+    assert socket_limits.loop_local(socket_limits._keepers, socket_limits.ClaimKeeper).task is None
+
+
+async def test_a_claim_another_owner_holds_is_not_renewed(claim_renewals) -> None:
+    await _claimed("screen-a", "first", 1)
+    name = socket_limits._name("sign0", "screen-a")
+    await sync_to_async(cache.set)(name, "second", 1)  # the claim lapsed and another took it
+    await asyncio.sleep(1.2)
+    assert len(claim_renewals) >= 2
+    assert await socket_limits.socket_claimed("sign0", "screen-a") is False
+    await socket_limits.socket_claim_release("sign0", "screen-a", "first")
+
+
+async def test_a_shorter_lease_is_renewed_in_time(claim_renewals) -> None:
+    await _claimed("gateway-long", "g", 30)
+    await _claimed("screen-short", "s", 2)
+    await asyncio.sleep(2.5)
+    assert await socket_limits.socket_claimed("sign0", "screen-short") is True
+    assert len(claim_renewals) >= 3
+    for secret, owner in (("gateway-long", "g"), ("screen-short", "s")):
+        await socket_limits.socket_claim_release("sign0", secret, owner)
