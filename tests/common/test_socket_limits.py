@@ -66,3 +66,28 @@ async def test_a_shorter_lease_is_renewed_in_time(claim_renewals) -> None:
     assert len(claim_renewals) >= 3
     for secret, owner in (("gateway-long", "g"), ("screen-short", "s")):
         await socket_limits.socket_claim_release("sign0", secret, owner)
+
+
+async def test_a_slot_is_claimed_in_two_calls_however_many_are_held(monkeypatch) -> None:
+    calls: list[str] = []
+    for name in ("_get_many", "_add"):
+        real = getattr(socket_limits, name, None)
+        monkeypatch.setattr(socket_limits, name, _counted(real, name, calls), raising=False)
+    owners = [f"owner-{n}" for n in range(51)]
+    slots = [await socket_limits.socket_slot_claim("sign", "screen-s", owner, 60, 5) for owner in owners]
+    assert slots == list(range(51))
+    assert calls[-2:] == ["_get_many", "_add"]
+    assert len(calls) == 2 * 51
+    # Slot 7 given back: the next claim takes it, the first free one.
+    await socket_limits.socket_claim_release("sign7", "screen-s", "owner-7")
+    assert await socket_limits.socket_slot_claim("sign", "screen-s", "late", 60, 5) == 7
+    assert await socket_limits.socket_slot_claim("sign", "screen-s", "full", 51, 5) is None
+    await sync_to_async(cache.delete_many)([socket_limits._name(f"sign{n}", "screen-s") for n in range(60)])
+
+
+def _counted(real, name: str, calls: list[str]):
+    async def counted(*args, **kwargs):
+        calls.append(name)
+        return await real(*args, **kwargs)
+
+    return counted
