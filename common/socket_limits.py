@@ -3,11 +3,11 @@ one live connection per gateway key, a few per screen token, and a bounded numbe
 address per second.
 
 A live connection's claim lapses unless renewed, so a process that died frees its connections' claims.
-The claims of one process's connections are renewed together (``socket_claim_keep``): one call to the cache
-per renewal for all of them, in one thread. Renewed one by one from each sign's heartbeat, 1,000 signs
-cost two thread hops each every 4 s, and the hops' threads took the interpreter from the event loop that
-writes the frames: the server spent 680-710 µs of CPU a frame, 135 µs without them, and a post's answer
-took 182 ms instead of 24 (bench/signage.py, 1,000 screens)."""
+The cache is synchronous, reached from the event loop through threads that take the interpreter from the
+loop writing the signs' frames, so a connection's claims cost a fixed number of calls: the claims of one
+process's connections are renewed together (``socket_claim_keep``), one call for all, where each sign
+renewed its own every heartbeat; and a slot is claimed with one read and one claim, where slots were
+tried one by one (docs/harden.md, "Limits on websockets", has the figures)."""
 
 from __future__ import annotations
 
