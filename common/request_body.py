@@ -114,10 +114,15 @@ BODY_RETRY_AFTER_SECONDS = 1
 
 def refusal_response(refusal: ApiError, realm: str | None = None) -> HttpResponse:
     """The JSON answer to a request refused before its view runs (config.http), in the API's one error
-    shape; a 401 asks for a Bearer key of ``realm`` (docs/api.md), a 503 says when to retry."""
+    shape; a 401 asks for a Bearer key of ``realm`` (docs/api.md)."""
     response = error_response(refusal.status, refusal.code, refusal.detail)
     if refusal.status == 401:
         response["WWW-Authenticate"] = bearer_challenge(realm)
-    if refusal.status == 503:
-        response["Retry-After"] = str(BODY_RETRY_AFTER_SECONDS)
+    return response
+
+
+def busy_response() -> HttpResponse:
+    """The answer to a body that waited past API_BODY_WAIT_SECONDS for its share of the budget."""
+    response = refusal_response(ApiError(503, "server_busy"))
+    response["Retry-After"] = str(BODY_RETRY_AFTER_SECONDS)
     return response

@@ -43,8 +43,12 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()[:32]
 
 
+def _key(kind: str, digest: str) -> str:
+    return f"socket:{kind}:{digest}"
+
+
 def _name(kind: str, secret: str) -> str:
-    return f"socket:{kind}:{_digest(secret)}"
+    return _key(kind, _digest(secret))
 
 
 async def socket_claim(kind: str, secret: str, owner: str, seconds: float) -> bool:
@@ -130,7 +134,7 @@ async def socket_slot_claim(kind: str, secret: str, owner: str, slots: int, seco
     or None when every slot is held. Reads which are held in one call and claims the first free one: tried
     one by one, the k-th connection of a screen cost k calls (55,000 for 1,000 signs on nine screens)."""
     digest = _digest(secret)
-    names = [f"socket:{kind}{slot}:{digest}" for slot in range(slots)]
+    names = [_key(f"{kind}{slot}", digest) for slot in range(slots)]
     held = await _get_many(names)
     for slot, name in enumerate(names):
         # A slot taken since the read is refused by the claim itself: the next free one is tried.

@@ -35,8 +35,13 @@ from django.db import close_old_connections
 from django.http import HttpResponse, HttpResponseBase
 from django.urls import Resolver404, resolve
 
-from common.api_errors import ApiError
-from common.request_body import body_budget, body_declared_length, body_limit, refusal_response
+from common.request_body import (
+    body_budget,
+    body_declared_length,
+    body_limit,
+    busy_response,
+    refusal_response,
+)
 from slots.services.errors import RequestRefused
 
 Receive = Callable[[], Awaitable[dict]]
@@ -191,7 +196,7 @@ async def _rest_admit(scope: dict, length: int) -> tuple[HttpResponse | None, in
         return refusal, 0
     reserved = await body_budget.reserve(length, float(settings.API_BODY_WAIT_SECONDS))
     if reserved is None:
-        return refusal_response(ApiError(503, "server_busy")), 0
+        return busy_response(), 0
     return None, reserved
 
 
