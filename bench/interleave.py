@@ -117,6 +117,15 @@ BENCHMARKS: dict[str, Benchmark] = {
             Figure("frames dropped", r"dropped " + NUMBER + r" \(gaps"),
             Figure("server CPU per frame (µs)", NUMBER + " us per frame"),
             Figure("server memory (MiB)", r"server memory " + NUMBER + " MiB"),
+            Figure(
+                "servers' longest collection (ms)", r"collection, servers: \d+ collections, longest " + NUMBER
+            ),
+            Figure(
+                "servers' longest full collection (ms)", r"collection, servers: .*?full, longest " + NUMBER
+            ),
+            Figure(
+                "worker's longest collection (ms)", r"collection, worker: \d+ collections, longest " + NUMBER
+            ),
         ),
     ),
     "flood": Benchmark(

@@ -25,8 +25,10 @@ import math
 import multiprocessing
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -40,8 +42,17 @@ import psycopg
 import websockets
 
 ROOT = Path(__file__).resolve().parent.parent
+GC_PROBE = ROOT / "bench" / "gc_probe"
+GC_LOG_DIR = Path(tempfile.mkdtemp(prefix="signage-gc-"))
 sys.path.insert(0, str(ROOT))
-from bench.signage_figures import Client, Probe, fan_out, latencies, report  # noqa: E402
+from bench.signage_figures import (  # noqa: E402
+    Client,
+    Probe,
+    collections_read,
+    fan_out,
+    latencies,
+    report,
+)
 from bench.stack import Stack  # noqa: E402
 
 BENCH_DB = "bench_signage"
@@ -326,6 +337,7 @@ def _tree_rss(server: psutil.Process) -> int:
 
 async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: random.Random) -> dict:
     server = psutil.Process(stack.server.pid)
+    round_started = time.time()
     group, connected, connect_seconds = await clients_start(n, stack, floor)
     await posts_warm(stack, floor, rng)
     await asyncio.sleep(2)  # the warm-up's frames delivered before anything is counted
@@ -338,10 +350,12 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
         publish_observe(stack.redis_url, floor["super_spin"], floor["super_spin_group"], published)
     )
     await asyncio.sleep(0.2)
-    started = time.monotonic()
+    started, probes_started = time.monotonic(), time.time()
     probes = await posts_run(stack, floor, seconds, rng)
     await asyncio.sleep(3)  # let the last batches reach everyone
     window = time.monotonic() - started
+    server_pids = {p.pid for p in _tree(server)}
+    collections = collections_read(GC_LOG_DIR, round_started, time.time())
     cpu_after = _tree_cpu(server)
     rss_end = _tree_rss(server)
     frames_window = await loop.run_in_executor(None, group.frames_now) - frames_before
@@ -373,6 +387,9 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
         "rss_idle": rss_idle,
         "rss_end": rss_end,
         "client_processes": len(group.processes),
+        "gc_servers": [c for c in collections if c.pid in server_pids],
+        "gc_worker": [c for c in collections if c.pid not in server_pids],
+        "probes_started": probes_started,
     }
 
 
@@ -421,6 +438,9 @@ def main() -> None:
             "LOG_LEVEL": "WARNING",
             "WEBSOCKET_HANDSHAKES_PER_SECOND": str(max(args.clients) * 2),
             "SIGNAGE_CONNECTIONS_PER_SCREEN": str(max(args.clients)),
+            # Each process of the stack logs its garbage collections (bench/gc_probe).
+            "BENCH_GC_LOG_DIR": str(GC_LOG_DIR),
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(GC_PROBE), os.environ.get("PYTHONPATH")])),
         },
         server_args=["--ws", args.ws, "--workers", str(args.server_workers)],
     )
@@ -431,6 +451,7 @@ def main() -> None:
             report(asyncio.run(round_run(n, stack, floor, args.seconds, rng)))
     finally:
         stack.stop()
+        shutil.rmtree(GC_LOG_DIR, ignore_errors=True)
         from django.db import connections
 
         connections.close_all()

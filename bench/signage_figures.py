@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -66,6 +67,38 @@ def _spread(values: list[float]) -> str:
     )
 
 
+@dataclass(frozen=True)
+class Collection:
+    """One garbage collection of a process of the stack, as bench/gc_probe logs it."""
+
+    pid: int
+    ended: float
+    generation: int
+    milliseconds: float
+
+
+def collections_read(directory: Path, since: float, until: float) -> list[Collection]:
+    found = []
+    for log in directory.glob("*.log"):
+        for line in log.read_text().splitlines():
+            ended, generation, milliseconds = line.split()
+            if since <= float(ended) <= until:
+                found.append(Collection(int(log.stem), float(ended), int(generation), float(milliseconds)))
+    return found
+
+
+def _pauses(collections: list[Collection], probes_started: float) -> str:
+    """The longest pauses of the round (connections included) and of the probes' window alone."""
+    every = [c.milliseconds for c in collections]
+    full = [c.milliseconds for c in collections if c.generation == 2]
+    during = [c.milliseconds for c in collections if c.ended >= probes_started]
+    return (
+        f"{len(collections)} collections, longest {max(every, default=0):.1f} ms; "
+        f"{len(full)} full, longest {max(full, default=0):.1f} ms; "
+        f"longest during the probes {max(during, default=0):.1f} ms"
+    )
+
+
 def report(result: dict) -> None:
     lat = result["latency"]
     print(
@@ -98,3 +131,5 @@ def report(result: dict) -> None:
         f"  server memory {result['rss_idle'] / 2**20:.0f} MiB with the clients connected, "
         f"{result['rss_end'] / 2**20:.0f} MiB at the end"
     )
+    print(f"  garbage collection, servers: {_pauses(result['gc_servers'], result['probes_started'])}")
+    print(f"  garbage collection, worker: {_pauses(result['gc_worker'], result['probes_started'])}")
