@@ -12,6 +12,7 @@ django_asgi_app = http_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402 - needs Django set up first
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from common.heap import heap_freeze  # noqa: E402
 from common.socket_limits import HandshakeLimit  # noqa: E402
 from config.lifespan import Lifespan  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
@@ -23,3 +24,6 @@ application = ProtocolTypeRouter(
         "lifespan": Lifespan(),
     }
 )
+
+# The application is built: what the process holds now lives as long as it does (common.heap).
+heap_freeze()

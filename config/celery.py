@@ -7,7 +7,9 @@ import os
 
 from celery import Celery, bootsteps
 from celery.beat import PersistentScheduler
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_postrun, task_prerun, worker_process_init
+
+from common.heap import heap_freeze
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 logger = logging.getLogger(__name__)
@@ -119,3 +121,10 @@ app.conf.beat_schedule = {
         "schedule": 60.0,
     },
 }
+
+
+@worker_process_init.connect
+def heap_freeze_in_child(**kwargs) -> None:
+    """Each pool process's objects from its start out of the collector's full passes (common.heap): a full
+    collection in the engine's process holds back the batch it applies and the signs waiting for it."""
+    heap_freeze()
