@@ -10,7 +10,7 @@ import weakref
 from pathlib import Path
 
 import pytest
-from celery.signals import worker_process_init
+from celery.signals import worker_process_init, worker_ready
 
 from common.heap import YOUNG_THRESHOLD, heap_freeze
 
@@ -79,13 +79,14 @@ def test_a_server_process_freezes_what_it_built_once_the_application_is_made():
     assert left < frozen / 10
 
 
-def test_each_worker_pool_process_freezes_what_it_holds_at_its_start():
-    import config.celery  # noqa: F401 - connects the pool processes' start
+@pytest.mark.parametrize("started", [worker_process_init, worker_ready], ids=["pool process", "worker"])
+def test_the_worker_and_each_of_its_pool_processes_freeze_what_they_hold_at_their_start(started):
+    import config.celery  # noqa: F401 - connects the worker's and its pool processes' start
 
     gc.unfreeze()
     try:
         gc.set_threshold(700, 10, 10)
-        worker_process_init.send(sender=None)
+        started.send(sender=None)
         assert gc.get_freeze_count() > 100_000
         assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
     finally:
