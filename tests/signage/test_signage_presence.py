@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from signage.models import ScreenPresence
 from signage.selectors import screens_status
+from signage.services import screen_presence_frames
 from tests.factories import SignageScreenFactory
 from tests.signage.helpers import SignSetup
 from tests.signage.test_signage_consumer import open_sign
@@ -94,3 +95,20 @@ def test_a_connection_with_no_recent_frame_is_silent(settings) -> None:
     assert [s["state"] for s in screens_status(screen.venue_id)] == ["silent"]
     ScreenPresence.objects.filter(pk=presence.pk).update(last_frame_at=now - timedelta(seconds=7))
     assert [s["state"] for s in screens_status(screen.venue_id)] == ["live"]
+
+
+@pytest.mark.django_db
+def test_a_process_writes_its_screens_last_frames_in_one_statement(django_assert_num_queries) -> None:
+    screens = [SignageScreenFactory(slug=f"nog-{n}") for n in range(1, 4)]
+    for screen in screens:
+        ScreenPresence.objects.create(screen=screen, connections=1)
+    elsewhere = SignageScreenFactory(slug="nog-9")
+    ScreenPresence.objects.create(screen=elsewhere, connections=1)
+    now = timezone.now()
+    frames = {screen.id: now - timedelta(seconds=n) for n, screen in enumerate(screens)}
+
+    with django_assert_num_queries(1):
+        screen_presence_frames(frames)
+
+    written = dict(ScreenPresence.objects.values_list("screen_id", "last_frame_at"))
+    assert written == {**frames, elsewhere.id: None}
