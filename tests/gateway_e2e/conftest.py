@@ -133,6 +133,18 @@ class GatewayProcess:
         with sqlite3.connect(self.store, timeout=5) as db:
             return dict(db.execute("SELECT machine, seq FROM machine_seq").fetchall())
 
+    def games_lost_on_line(self, code: str) -> int | None:
+        """Games of ``code`` the gateway logged as lost on the serial line, before anything was captured: a
+        7F whose 7E never came. A machine answering a general poll later than the host waits (which a loaded
+        test machine can stretch past the tests' 0.2 s) cannot be told, when it is silent when idle, from
+        one with nothing to report, and the next frame on the line acknowledges the answer the host never
+        read. At most that many: a 7F repeated after a kill also ends no open game. None when the machine's
+        queue overflowed: it does not say how many it lost."""
+        text = self.log.read_text(errors="replace") if self.log.exists() else ""
+        if f"{code}: exception queue overflow" in text:
+            return None
+        return text.count(f"{code}: game ended without its start")
+
 
 @dataclass
 class E2E:

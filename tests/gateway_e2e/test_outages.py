@@ -3,7 +3,9 @@ machines played reaches the server exactly once, in seq order. It checks every g
 stack before it (test_games' and its own: pytest-xdist keeps the files' order). The tests after it play a
 game every 0.2-0.3 s on each machine, faster than the tests' two-machine lines carry (a machine silent when
 idle holds its line for the tests' 0.2 s first-byte wait): a machine's 20-exception queue overflows there
-and the machine itself loses those games' 7E/7F (SAS 6.02 2.2.1), so their games cannot be held to this."""
+and the machine itself loses those games' 7E/7F (SAS 6.02 2.2.1), so their games cannot be held to this.
+A game the gateway logs as lost on the line (its 7E answered later than the host waits, possible only on a
+starved test machine) is the line's, not the outage's: it may be missing, and only it."""
 
 from __future__ import annotations
 
@@ -44,4 +46,15 @@ def test_server_stopped_and_gateway_killed_mid_forward_lose_and_double_nothing(e
         events = e2e.applied_events([code])
         assert [seq for _, seq, _, _ in events] == list(range(1, seqs[code] + 1)), code
         wagers = [wager for _, _, kind, wager in events if kind == 1]
-        assert wagers == [bet * 50 for bet, _ in egm.games], code
+        played = [bet * 50 for bet, _ in egm.games]
+        # Only games the gateway itself logged as lost on the line may be missing (none in most runs), never
+        # one more: the outage and the kill lose nothing, and nothing is counted twice.
+        lost = e2e.gateway.games_lost_on_line(code)
+        assert lost is not None, f"{code}: the machine's exception queue overflowed"
+        assert _in_order_within(wagers, played) and 0 <= len(played) - len(wagers) <= lost, code
+
+
+def _in_order_within(kept: list[int], played: list[int]) -> bool:
+    """Every item of ``kept`` found in ``played``, in the same order."""
+    rest = iter(played)
+    return all(any(item == other for other in rest) for item in kept)
