@@ -43,7 +43,6 @@ import websockets
 
 ROOT = Path(__file__).resolve().parent.parent
 GC_PROBE = ROOT / "bench" / "gc_probe"
-GC_LOG_DIR = Path(tempfile.mkdtemp(prefix="signage-gc-"))
 sys.path.insert(0, str(ROOT))
 from bench.signage_figures import (  # noqa: E402
     Client,
@@ -335,7 +334,9 @@ def _tree_rss(server: psutil.Process) -> int:
     return sum(p.memory_info().rss for p in _tree(server))
 
 
-async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: random.Random) -> dict:
+async def round_run(
+    n: int, stack: Stack, floor: dict, seconds: float, rng: random.Random, *, gc_logs: Path
+) -> dict:
     server = psutil.Process(stack.server.pid)
     round_started = time.time()
     group, connected, connect_seconds = await clients_start(n, stack, floor)
@@ -355,7 +356,7 @@ async def round_run(n: int, stack: Stack, floor: dict, seconds: float, rng: rand
     await asyncio.sleep(3)  # let the last batches reach everyone
     window = time.monotonic() - started
     server_pids = {p.pid for p in _tree(server)}
-    collections = collections_read(GC_LOG_DIR, round_started, time.time())
+    collections = collections_read(gc_logs, round_started, time.time())
     cpu_after = _tree_cpu(server)
     rss_end = _tree_rss(server)
     frames_window = await loop.run_in_executor(None, group.frames_now) - frames_before
@@ -425,6 +426,8 @@ def main() -> None:
     print(
         f"layer {backend}; {len(floor['machines'])} machines; {GAMES_PER_POST} games every {POST_INTERVAL} s"
     )
+    # Each process of the stack logs its garbage collections here (bench/gc_probe); removed at the end.
+    gc_logs = Path(tempfile.mkdtemp(prefix="signage-gc-"))
     stack = Stack(
         bench_url,
         redis_url,
@@ -438,8 +441,7 @@ def main() -> None:
             "LOG_LEVEL": "WARNING",
             "WEBSOCKET_HANDSHAKES_PER_SECOND": str(max(args.clients) * 2),
             "SIGNAGE_CONNECTIONS_PER_SCREEN": str(max(args.clients)),
-            # Each process of the stack logs its garbage collections (bench/gc_probe).
-            "BENCH_GC_LOG_DIR": str(GC_LOG_DIR),
+            "BENCH_GC_LOG_DIR": str(gc_logs),
             "PYTHONPATH": os.pathsep.join(filter(None, [str(GC_PROBE), os.environ.get("PYTHONPATH")])),
         },
         server_args=["--ws", args.ws, "--workers", str(args.server_workers)],
@@ -448,10 +450,10 @@ def main() -> None:
     try:
         stack.start()
         for n in args.clients:
-            report(asyncio.run(round_run(n, stack, floor, args.seconds, rng)))
+            report(asyncio.run(round_run(n, stack, floor, args.seconds, rng, gc_logs=gc_logs)))
     finally:
         stack.stop()
-        shutil.rmtree(GC_LOG_DIR, ignore_errors=True)
+        shutil.rmtree(gc_logs, ignore_errors=True)
         from django.db import connections
 
         connections.close_all()
