@@ -31,7 +31,7 @@ from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
 from django.core.handlers.asgi import ASGIRequest
 from django.core.handlers.base import BaseHandler
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase
 from django.urls import Resolver404, resolve
 
@@ -87,7 +87,14 @@ class ASGIHandler(DjangoASGIHandler):
             finally:
                 self._in_flight[index] -= 1
             return
-        await super().__call__(scope, receive, send)
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)  # Django's refusal of anything but HTTP
+            return
+        async with ThreadSensitiveContext():
+            try:
+                await self.handle(scope, receive, send)
+            finally:
+                await _thread_connections_close()
 
     async def handle(self, scope: dict, receive: Receive, send) -> None:
         if not scope["path"].startswith(API_PREFIX):
@@ -158,6 +165,16 @@ class ASGIHandler(DjangoASGIHandler):
             response._handler_class = self.__class__
             return response
         return await super().run_get_response(request)
+
+
+@sync_to_async(thread_sensitive=True)
+def _thread_connections_close() -> None:
+    """Run last in a request's own context, so on its thread: closes the connections the request opened
+    there. No request uses that thread again, so a persistent connection (CONN_MAX_AGE, without a pool) was
+    never reused, only closed when the garbage collector freed the thread's connection objects, which hold
+    cycles; with the collector's young passes spaced out (common.heap) a busy server kept dozens of idle
+    sessions and PostgreSQL refused more clients. With a pool, Django has handed it back already."""
+    connections.close_all()
 
 
 def _sync_handler(middleware: tuple[str, ...]) -> BaseHandler:
