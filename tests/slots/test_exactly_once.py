@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection, transaction
 from django.test import Client
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -205,23 +207,118 @@ def test_a_session_has_its_stage_from_its_start_and_a_rolled_back_batch_loses_no
 def test_the_move_is_planned_once_a_session_and_a_lost_stage_is_planned_again(
     machine, machine_key, post_events
 ):
-    """The statement that moves a batch from the stage is prepared in the session (parsed and planned
-    once, not for every batch); dropping the stage it was planned on makes PostgreSQL plan it again, and
-    the next batch is stored all the same, once."""
+    """The statements that store a batch are prepared in the session (parsed and planned once, not for
+    every batch): the direct route's for new events, the staged move's for a batch holding a stored one;
+    dropping the stage the move was planned on makes PostgreSQL plan it again, and the next batch is
+    stored all the same, once."""
 
-    def prepared() -> int:
+    def prepared(fragment: str) -> int:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
-                ["%DELETE FROM pg_temp.slots_event_stage%"],
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", [f"%{fragment}%"]
             )
             return cursor.fetchone()[0]
 
     for seq in (1, 2, 3):
         assert post_events([game(machine, seq)], key=machine_key)[1]["accepted"] == 1
-    assert prepared() == 1
+    for _ in range(2):
+        assert post_events([game(machine, 3)], key=machine_key)[1]["duplicates"] == 1
+    assert (prepared("generate_series"), prepared("DELETE FROM pg_temp.slots_event_stage")) == (1, 1)
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE pg_temp.slots_event_stage")
     body = post_events([game(machine, 4), game(machine, 3)], key=machine_key)[1]
-    assert (body, prepared()) == ({"accepted": 1, "duplicates": 1, "rejected": []}, 1)
+    assert (body, prepared("DELETE FROM pg_temp.slots_event_stage")) == (
+        {"accepted": 1, "duplicates": 1, "rejected": []},
+        1,
+    )
     assert list(MachineEvent.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4]
+
+
+@pytest.fixture
+def direct_routes(monkeypatch) -> list[object]:
+    """What each direct COPY the storage tries returns (its rows' ids, or None when it rolled back), with
+    the process's memory of stored seqs emptied, as a process that has not seen the machine's posts."""
+    from slots.services import storage
+
+    results: list[object] = []
+    copy_direct = storage._copy_direct
+
+    def spied(*args, **kwargs):
+        results.append(copy_direct(*args, **kwargs))
+        return results[-1]
+
+    monkeypatch.setattr(storage, "_copy_direct", spied)
+    monkeypatch.setattr(storage, "_seq_high", {})
+    return results
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_new_events_are_copied_straight_into_the_table_with_their_queue_and_their_machine_moved(
+    machine, machine_key, post_events, direct_routes
+):
+    """A batch of new games skips the stage: its rows are COPYed into the events table with the ids the
+    statement drew, the transaction's time as received_at and their payload as jsonb; the table's trigger
+    queues them for the engine as it does for an INSERT; the machine's last game moves."""
+    from slots.models import PendingEvent
+
+    body = post_events([game(machine, 2, win=100), game(machine, 1)], key=machine_key)[1]
+    assert body == {"accepted": 2, "duplicates": 0, "rejected": []}
+    [ids] = direct_routes
+    rows = list(
+        MachineEvent.objects.order_by("seq").values_list("id", "machine_id", "seq", "payload", "win_cents")
+    )
+    assert rows == [
+        (ids[(machine.pk, 1)], machine.pk, 1, {"wager": 450, "win": 0}, 0),
+        (ids[(machine.pk, 2)], machine.pk, 2, {"wager": 450, "win": 100}, 100),
+    ]
+    assert len({received for received in MachineEvent.objects.values_list("received_at", flat=True)}) == 1
+    assert sorted(PendingEvent.objects.values_list("event_id", flat=True)) == sorted(ids.values())
+    machine.refresh_from_db()
+    assert machine.last_game_at == MachineEvent.objects.get(seq=2).at
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_retry_the_process_did_not_see_rolls_its_copy_back_and_the_stage_sorts_it(
+    machine, machine_key, post_events, direct_routes
+):
+    """A process that did not store a machine's events tries the direct COPY for a retry of them: the
+    unique key stops it and the transaction rolls back with the machine's move (an offline machine stays
+    offline with its period open when nothing was new), and the staged move answers with duplicates; with
+    one new event among them, the period ends at that event's seq, not at the first of the batch."""
+    from slots.models import OfflinePeriod, PendingEvent, SlotMachine
+    from slots.services import storage
+    from slots.tasks import machines_mark_offline_task
+
+    assert post_events([game(machine, 1), game(machine, 2)], key=machine_key)[1]["accepted"] == 2
+    SlotMachine.objects.filter(pk=machine.pk).update(last_seen=timezone.now() - timedelta(minutes=5))
+    assert machines_mark_offline_task() == 1
+    storage._seq_high.clear()
+    body = post_events([game(machine, 1), game(machine, 2)], key=machine_key)[1]
+    assert body == {"accepted": 0, "duplicates": 2, "rejected": []}
+    machine.refresh_from_db()
+    period = OfflinePeriod.objects.get(machine=machine)
+    assert (machine.status, period.ended_at, PendingEvent.objects.count()) == ("offline", None, 2)
+    storage._seq_high.clear()
+    body = post_events([game(machine, 2), game(machine, 3)], key=machine_key)[1]
+    assert body == {"accepted": 1, "duplicates": 1, "rejected": []}
+    machine.refresh_from_db()
+    period.refresh_from_db()
+    assert (machine.status, period.ended_seq, PendingEvent.objects.count()) == ("in_service", 3, 3)
+    assert [result is None for result in direct_routes] == [False, True, True]
+    assert list(MachineEvent.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_retry_of_events_the_process_stored_goes_to_the_stage_without_a_copy(
+    machine, machine_key, post_events, direct_routes
+):
+    """The process remembers each machine's highest stored seq: a batch reaching back to it takes the
+    staged move at once, with no COPY to roll back; one past it is copied again."""
+    assert post_events([game(machine, 1), game(machine, 2)], key=machine_key)[1]["accepted"] == 2
+    body = post_events([game(machine, 2), game(machine, 3)], key=machine_key)[1]
+    assert body == {"accepted": 1, "duplicates": 1, "rejected": []}
+    assert post_events([game(machine, 4)], key=machine_key)[1]["accepted"] == 1
+    assert [sorted(seq for _machine, seq in result) for result in direct_routes] == [[1, 2], [4]]
