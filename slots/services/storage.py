@@ -26,6 +26,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Q
 from psycopg.types.json import Jsonb
 
+from common.pg_arrays import array_literal
 from slots.models import MachineEvent
 from slots.services.machine_map import MachinesChanged
 from slots.services.parsing import KeyRow, MachineInfo, ParsedEvent
@@ -371,7 +372,7 @@ def _copy_direct(
         seen[event.machine.id] = (game_at, first_seq)
     params: list[object] = [] if key is None else [key.id]
     params += _machine_facts(machines)
-    params += [list(seen), [game_at for game_at, _ in seen.values()], [seq for _, seq in seen.values()]]
+    params += map(array_literal, (seen, (at for at, _ in seen.values()), (seq for _, seq in seen.values())))
     params.append(len(events))
     try:
         with raw.transaction(), psycopg.Cursor(raw) as cursor:
@@ -410,8 +411,8 @@ _FACTS = attrgetter(
 
 
 def _machine_facts(machines: list[MachineInfo]) -> list[object]:
-    """_LOCKED's parameters: each fact of the machines as a list, then how many machines there are."""
-    return [*(list(column) for column in zip(*map(_FACTS, machines), strict=True)), len(machines)]
+    """_LOCKED's parameters: each fact of the machines as an array, then how many machines there are."""
+    return [*map(array_literal, zip(*map(_FACTS, machines), strict=True)), len(machines)]
 
 
 def _stage_and_move(
