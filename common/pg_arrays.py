@@ -11,12 +11,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import cast
 
 
 def array_literal(values: Iterable[int | str | datetime | bool | None]) -> str:
     """``values`` as an array literal: integers as they are, None as NULL, booleans as t/f, text and
-    instants (ISO 8601 with their offset) double-quoted with backslashes and quotes escaped."""
-    return "{" + ",".join(map(_element, values)) + "}"
+    instants (ISO 8601 with their offset) double-quoted with backslashes and quotes escaped.
+
+    The common columns (integers with or without NULLs, instants, plain text) are written by C loops
+    (``str``, ``isoformat``, ``join``) without a Python call per element: a call per element cost about
+    1 µs, as much as the driver's own adapter."""
+    items = list(values)
+    kinds = set(map(type, items))
+    if kinds <= _INTEGER_KINDS:
+        text = ",".join(map(str, items))
+        return "{" + (text.replace("None", "NULL") if type(None) in kinds else text) + "}"
+    if kinds == {str}:
+        text = '","'.join(cast(list[str], items))
+        if '"' not in text and "\\" not in text:
+            return '{"' + text + '"}'
+    elif kinds == {datetime}:
+        return '{"' + '","'.join(map(datetime.isoformat, cast(list[datetime], items))) + '"}'
+    return "{" + ",".join(map(_element, items)) + "}"
+
+
+# What ``str`` writes as PostgreSQL reads it (None's "None" becomes NULL).
+_INTEGER_KINDS = frozenset({int, type(None)})
 
 
 def _element(value: int | str | datetime | bool | None) -> str:

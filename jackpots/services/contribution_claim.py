@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
+from common.pg_arrays import array_literal
 from jackpots.models import ContributionBatch, Level, ProgressiveMachine
 from slots.models import MachineEvent
 from slots.selectors import OfflineSpan, offline_spans
@@ -210,8 +211,7 @@ def _mark(ids: list[int], batch: ContributionBatch) -> list[Row]:
 
     The ids travel as one array literal: the driver's list adapter takes 2 ms to write 5,000 of them, a join
     0.4 ms."""
-    literal = "{" + ",".join(map(str, ids)) + "}"
-    rows = _sql(_MARK_SQL, {"ids": literal, "at": batch.applied_at, "batch": batch.pk})
+    rows = _sql(_MARK_SQL, {"ids": array_literal(ids), "at": batch.applied_at, "batch": batch.pk})
     marked = {row[0]: row for row in rows}
     return [marked[event_id] for event_id in ids if event_id in marked]
 

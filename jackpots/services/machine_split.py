@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from django.db import connection
 from django.db.models import Sum
 
+from common.pg_arrays import array_literal
 from jackpots.models import LedgerEntry, MachineContribution
 
 # (machine_id, wagered_cents, current_mc, reserve_mc, overflow_mc, contributed_mc)
@@ -87,13 +88,13 @@ SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::timestamptz[], {", ".join([
 
 def machine_parts_insert(split: list[tuple[LedgerEntry, list[Part]]]) -> None:
     """Writes the parts of saved ledger rows in ONE statement (nine arrays on PostgreSQL: no per-row
-    objects or placeholders on the hot path)."""
+    objects or placeholders on the hot path; array literals, not lists the driver adapts one by one)."""
     rows = [(entry.pk, entry.level_id, entry.at, *part) for entry, parts in split for part in parts]
     if not rows:
         return
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(_INSERT_SQL, [list(column) for column in zip(*rows, strict=True)])
+            cursor.execute(_INSERT_SQL, [array_literal(column) for column in zip(*rows, strict=True)])
         return
     MachineContribution.objects.bulk_create(
         MachineContribution(**dict(zip(_COLUMNS, row, strict=True))) for row in rows
