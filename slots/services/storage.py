@@ -17,14 +17,13 @@ from collections.abc import Callable
 from datetime import datetime
 from functools import reduce
 from operator import attrgetter, or_
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 from django.conf import settings
 from django.db import connection
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Q
-from psycopg.types.json import Jsonb
 
 from common.pg_arrays import array_literal
 from slots.models import MachineEvent
@@ -173,9 +172,13 @@ _CHECK_AND_TOUCH = (
     "'slots_machineevent', 'id')) FROM generate_series(1, %s)) FROM key_ok k CROSS JOIN machine_ok mo"
 )
 _DIRECT_COPY = f"COPY slots_machineevent (id, {_COLUMNS}) FROM STDIN (FORMAT BINARY)"
+# The payload goes in jsonb's binary form, a version byte (1) and the JSON text (PostgreSQL's jsonb_recv),
+# written as bytes: psycopg's own jsonb dumper is Python code called for every row, where bytes pass through
+# its C code as they are. The text is orjson's, already checked to hold no NUL (parsing).
+_JSONB_V1 = b"\x01"
 _DIRECT_TYPES = [
     "int8",
-    *("jsonb" if name == "payload" else copy_type for name, _, copy_type in _STAGE_COLUMNS),
+    *("bytea" if name == "payload" else copy_type for name, _, copy_type in _STAGE_COLUMNS),
     "timestamptz",
 ]
 
@@ -281,10 +284,14 @@ def _insert_postgresql(
     if touch:
         if not machines:
             raise ValueError("the single statement checks the machines it writes for")
-        if not in_transaction and not _stored_before(events):
-            direct = _copy_direct(raw, events, key, machines)
+        runs = _machine_runs(events)
+        # One machine's batch only: a gateway's of many machines spends PostgreSQL most on their rows (the
+        # locks, the moves), not on its one event each, and the bench found no gain for it, while the
+        # direct route's per-machine columns cost the server more (bench/results/2026-11-29-direct-copy.md).
+        if not in_transaction and len(runs) == 1 and not _stored_before(runs):
+            direct = _copy_direct(raw, events, runs, key, machines)
             if direct is not None:
-                _stored_note(events)
+                _stored_note(runs)
                 return direct
         statement, then = _insert_and_touch(None if key is None else key.table), _back_late
         params: list[object] = [] if key is None else [key.id]
@@ -308,7 +315,7 @@ def _insert_postgresql(
         raise KeyRevoked
     if not machine_ok:
         raise MachinesChanged
-    _stored_note(events)
+    _stored_note(runs)
     return {(machine_id, seq): pk for _key_ok, _ok, _late, machine_id, seq, pk in rows if pk is not None}
 
 
@@ -333,14 +340,37 @@ def _back_late(cursor: psycopg.Cursor[Any], rows: list[tuple[Any, ...]]) -> None
 _seq_high: dict[int, int] = {}
 
 
-def _stored_before(events: list[ParsedEvent]) -> bool:
-    return any(event.seq <= _seq_high.get(event.machine.id, 0) for event in events)
+class _Run(NamedTuple):
+    """A machine's events in a batch: its first and last seq, its last game's moment (None: no game)."""
+
+    first_seq: int
+    last_seq: int
+    game_at: datetime | None
 
 
-def _stored_note(events: list[ParsedEvent]) -> None:
+def _machine_runs(events: list[ParsedEvent]) -> dict[int, _Run]:
+    """Each machine's run in ``events``, sorted by (machine, seq)."""
+    runs: dict[int, _Run] = {}
     for event in events:
-        if event.seq > _seq_high.get(event.machine.id, 0):
-            _seq_high[event.machine.id] = event.seq
+        run = runs.get(event.machine.id)
+        game_at = event.at if event.type == MachineEvent.Type.GAME else None
+        if run is None:
+            runs[event.machine.id] = _Run(event.seq, event.seq, game_at)
+        else:
+            if run.game_at is not None and (game_at is None or run.game_at > game_at):
+                game_at = run.game_at
+            runs[event.machine.id] = _Run(run.first_seq, event.seq, game_at)
+    return runs
+
+
+def _stored_before(runs: dict[int, _Run]) -> bool:
+    return any(run.first_seq <= _seq_high.get(machine_id, 0) for machine_id, run in runs.items())
+
+
+def _stored_note(runs: dict[int, _Run]) -> None:
+    for machine_id, run in runs.items():
+        if run.last_seq > _seq_high.get(machine_id, 0):
+            _seq_high[machine_id] = run.last_seq
 
 
 def _periods_end_late(cursor: psycopg.Cursor[Any], first_seqs: dict[int, int]) -> None:
@@ -348,13 +378,12 @@ def _periods_end_late(cursor: psycopg.Cursor[Any], first_seqs: dict[int, int]) -
     cursor.execute(_BACK_LATE, [list(first_seqs), list(first_seqs.values())])
 
 
-# The payload is orjson's text already: psycopg's jsonb dumper is given it as it is, not re-encoded.
-def _as_encoded(payload_json: bytes) -> bytes:
-    return payload_json
-
-
 def _copy_direct(
-    raw: psycopg.Connection, events: list[ParsedEvent], key: KeyRow | None, machines: list[MachineInfo]
+    raw: psycopg.Connection,
+    events: list[ParsedEvent],
+    runs: dict[int, _Run],
+    key: KeyRow | None,
+    machines: list[MachineInfo],
 ) -> dict[tuple[int, int], int] | None:
     """The single statement's work for a batch none of whose events is stored yet, nearer COPY's cost:
     _CHECK_AND_TOUCH checks the key and the machines, locks and moves them and draws the rows' ids, then
@@ -364,15 +393,12 @@ def _copy_direct(
     None when an event of the batch is stored already (a retry, a gateway's repeat): the unique key stops
     the COPY, the transaction rolls back with everything it did, and the staged move sorts the batch into
     new events, duplicates and conflicts. KeyRevoked or MachinesChanged as the single statement."""
-    seen: dict[int, tuple[datetime | None, int]] = {}
-    for event in events:  # sorted by (machine, seq): a machine's first event has its first seq
-        game_at, first_seq = seen.get(event.machine.id, (None, event.seq))
-        if event.type == MachineEvent.Type.GAME and (game_at is None or event.at > game_at):
-            game_at = event.at
-        seen[event.machine.id] = (game_at, first_seq)
     params: list[object] = [] if key is None else [key.id]
     params += _machine_facts(machines)
-    params += map(array_literal, (seen, (at for at, _ in seen.values()), (seq for _, seq in seen.values())))
+    params += map(
+        array_literal,
+        (runs, (run.game_at for run in runs.values()), (run.first_seq for run in runs.values())),
+    )
     params.append(len(events))
     try:
         with raw.transaction(), psycopg.Cursor(raw) as cursor:
@@ -386,10 +412,9 @@ def _copy_direct(
             with cursor.copy(_DIRECT_COPY) as copy:
                 copy.set_types(_DIRECT_TYPES)
                 for row_id, event in zip(ids, events, strict=True):
-                    payload = Jsonb(event.payload_json, dumps=_as_encoded)
-                    copy.write_row((row_id, *_row_values(event, payload), now))
+                    copy.write_row((row_id, *_row_values(event, _JSONB_V1 + event.payload_json), now))
             if late:
-                _periods_end_late(cursor, {machine_id: seen[machine_id][1] for machine_id in late})
+                _periods_end_late(cursor, {machine_id: runs[machine_id].first_seq for machine_id in late})
     except psycopg.errors.UniqueViolation as violation:
         if violation.diag.constraint_name != _EVENT_UNIQUE:
             raise
