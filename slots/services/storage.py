@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime
 from functools import reduce
 from operator import attrgetter, or_
-from typing import Any, NamedTuple
+from typing import Any
 
 import psycopg
 from django.conf import settings
@@ -28,6 +28,7 @@ from django.db.models import Q
 from common.pg_arrays import array_literal
 from slots.models import MachineEvent
 from slots.services.machine_map import MachinesChanged
+from slots.services.machine_runs import Run, machine_runs, stored_before, stored_note
 from slots.services.parsing import KeyRow, MachineInfo, ParsedEvent
 
 # A request's rows reach PostgreSQL by binary COPY into this session's staging table, and one statement
@@ -284,14 +285,14 @@ def _insert_postgresql(
     if touch:
         if not machines:
             raise ValueError("the single statement checks the machines it writes for")
-        runs = _machine_runs(events)
+        runs = machine_runs(events)
         # One machine's batch only: a gateway's of many machines spends PostgreSQL most on their rows (the
         # locks, the moves), not on its one event each, and the bench found no gain for it, while the
         # direct route's per-machine columns cost the server more (bench/results/2026-11-29-direct-copy.md).
-        if not in_transaction and len(runs) == 1 and not _stored_before(runs):
+        if not in_transaction and len(runs) == 1 and not stored_before(runs):
             direct = _copy_direct(raw, events, runs, key, machines)
             if direct is not None:
-                _stored_note(runs)
+                stored_note(runs)
                 return direct
         statement, then = _insert_and_touch(None if key is None else key.table), _back_late
         params: list[object] = [] if key is None else [key.id]
@@ -315,7 +316,7 @@ def _insert_postgresql(
         raise KeyRevoked
     if not machine_ok:
         raise MachinesChanged
-    _stored_note(runs)
+    stored_note(runs)
     return {(machine_id, seq): pk for _key_ok, _ok, _late, machine_id, seq, pk in rows if pk is not None}
 
 
@@ -332,47 +333,6 @@ def _back_late(cursor: psycopg.Cursor[Any], rows: list[tuple[Any, ...]]) -> None
     _periods_end_late(cursor, first_seqs)
 
 
-# The highest seq of each machine this process stored or saw stored. A batch reaching back to it holds
-# events probably stored already (a retry, on the keep-alive connection it came by) and goes straight to the
-# staged move: a direct COPY would stop on the first of them and roll back, and psycopg forgets the
-# session's prepared statements at every rollback, so both would be planned again. Only a guess at the
-# route: the unique key decides what is stored, whatever this process remembers.
-_seq_high: dict[int, int] = {}
-
-
-class _Run(NamedTuple):
-    """A machine's events in a batch: its first and last seq, its last game's moment (None: no game)."""
-
-    first_seq: int
-    last_seq: int
-    game_at: datetime | None
-
-
-def _machine_runs(events: list[ParsedEvent]) -> dict[int, _Run]:
-    """Each machine's run in ``events``, sorted by (machine, seq)."""
-    runs: dict[int, _Run] = {}
-    for event in events:
-        run = runs.get(event.machine.id)
-        game_at = event.at if event.type == MachineEvent.Type.GAME else None
-        if run is None:
-            runs[event.machine.id] = _Run(event.seq, event.seq, game_at)
-        else:
-            if run.game_at is not None and (game_at is None or run.game_at > game_at):
-                game_at = run.game_at
-            runs[event.machine.id] = _Run(run.first_seq, event.seq, game_at)
-    return runs
-
-
-def _stored_before(runs: dict[int, _Run]) -> bool:
-    return any(run.first_seq <= _seq_high.get(machine_id, 0) for machine_id, run in runs.items())
-
-
-def _stored_note(runs: dict[int, _Run]) -> None:
-    for machine_id, run in runs.items():
-        if run.last_seq > _seq_high.get(machine_id, 0):
-            _seq_high[machine_id] = run.last_seq
-
-
 def _periods_end_late(cursor: psycopg.Cursor[Any], first_seqs: dict[int, int]) -> None:
     """Ends the open period of each machine of ``first_seqs`` (machine id -> its first stored seq)."""
     cursor.execute(_BACK_LATE, [list(first_seqs), list(first_seqs.values())])
@@ -381,7 +341,7 @@ def _periods_end_late(cursor: psycopg.Cursor[Any], first_seqs: dict[int, int]) -
 def _copy_direct(
     raw: psycopg.Connection,
     events: list[ParsedEvent],
-    runs: dict[int, _Run],
+    runs: dict[int, Run],
     key: KeyRow | None,
     machines: list[MachineInfo],
 ) -> dict[tuple[int, int], int] | None:

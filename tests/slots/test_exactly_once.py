@@ -238,7 +238,7 @@ def test_the_move_is_planned_once_a_session_and_a_lost_stage_is_planned_again(
 def direct_routes(monkeypatch) -> list[object]:
     """What each direct COPY the storage tries returns (its rows' ids, or None when it rolled back), with
     the process's memory of stored seqs emptied, as a process that has not seen the machine's posts."""
-    from slots.services import storage
+    from slots.services import machine_runs, storage
 
     results: list[object] = []
     copy_direct = storage._copy_direct
@@ -248,7 +248,7 @@ def direct_routes(monkeypatch) -> list[object]:
         return results[-1]
 
     monkeypatch.setattr(storage, "_copy_direct", spied)
-    monkeypatch.setattr(storage, "_seq_high", {})
+    monkeypatch.setattr(machine_runs, "_seq_high", {})
     return results
 
 
@@ -288,19 +288,19 @@ def test_a_retry_the_process_did_not_see_rolls_its_copy_back_and_the_stage_sorts
     offline with its period open when nothing was new), and the staged move answers with duplicates; with
     one new event among them, the period ends at that event's seq, not at the first of the batch."""
     from slots.models import OfflinePeriod, PendingEvent, SlotMachine
-    from slots.services import storage
+    from slots.services import machine_runs
     from slots.tasks import machines_mark_offline_task
 
     assert post_events([game(machine, 1), game(machine, 2)], key=machine_key)[1]["accepted"] == 2
     SlotMachine.objects.filter(pk=machine.pk).update(last_seen=timezone.now() - timedelta(minutes=5))
     assert machines_mark_offline_task() == 1
-    storage._seq_high.clear()
+    machine_runs._seq_high.clear()
     body = post_events([game(machine, 1), game(machine, 2)], key=machine_key)[1]
     assert body == {"accepted": 0, "duplicates": 2, "rejected": []}
     machine.refresh_from_db()
     period = OfflinePeriod.objects.get(machine=machine)
     assert (machine.status, period.ended_at, PendingEvent.objects.count()) == ("offline", None, 2)
-    storage._seq_high.clear()
+    machine_runs._seq_high.clear()
     body = post_events([game(machine, 2), game(machine, 3)], key=machine_key)[1]
     assert body == {"accepted": 1, "duplicates": 1, "rejected": []}
     machine.refresh_from_db()
