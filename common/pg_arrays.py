@@ -1,10 +1,11 @@
 """A list as PostgreSQL's text form of an array, for the hot statements that pass columns as arrays.
 
 psycopg adapts a Python list element by element in Python: 1.7 µs an integer and 8.8 µs a datetime
-(measured, 100-element arrays, text or binary alike), so the eight machine columns and the three of a
-gateway's 100-machine batch cost the server more than the rest of its storing. Written here as one string,
-the same array costs a join. The statement casts the parameter (``%s::bigint[]``), so PostgreSQL reads it
-with the element type's own input function, exactly as it reads a literal.
+(measured, 100-element arrays, text or binary alike), so the eight machine columns of a gateway's
+100-machine batch cost the server more than the rest of its storing. Written here by C loops, the same
+array costs 0.18 µs an integer, 0.46 a plain text, 1.55 an instant. The statement casts the parameter
+(``%s::bigint[]``), so PostgreSQL reads it with the element type's own input function, exactly as it reads
+a literal.
 """
 
 from __future__ import annotations
