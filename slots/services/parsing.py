@@ -81,6 +81,8 @@ class ParsedEvent:
     type: int
     at: datetime
     payload: dict[str, Any]
+    # (machine id, seq): the unique key, read a few times an event by dedupe and storage, so made once.
+    key: tuple[int, int]
     payload_json: bytes = b"{}"
     digest: str = ""
     wager: int | None = None
@@ -90,10 +92,6 @@ class ParsedEvent:
     meters: dict[str, int] = field(default_factory=dict)
     status: str | None = None
     stored_id: int | None = None
-
-    @property
-    def key(self) -> tuple[int, int]:
-        return (self.machine.id, self.seq)
 
     @property
     def pending(self) -> bool:
@@ -190,6 +188,7 @@ def event_parse(
         type=type_code,
         at=at,
         payload=payload,
+        key=(machine.id, seq),
         payload_json=payload_json,
     )
     _PAYLOAD_PARSERS[type_code](event, raw, limits)
@@ -298,8 +297,13 @@ _PAYLOAD_PARSERS: dict[int, Callable[[ParsedEvent, dict[str, Any], EventLimits],
 
 
 def _event_digest(event: ParsedEvent) -> str:
-    """SHA-1 of the event's meaning: a retry that spells the same instant or meters differently matches."""
-    at = event.at.astimezone(UTC).isoformat()
+    """SHA-1 of the event's meaning: a retry that spells the same instant or meters differently matches.
+
+    The instant enters as its UTC isoformat text; orjson writes an aware datetime as exactly that text
+    (microseconds only when there are some, "+00:00"), without the Python call (0.8 of 2 µs an event).
+    Stored digests are compared with retries', so these bytes never change (tests/slots/test_parsing.py).
+    """
+    at = event.at if event.at.tzinfo is UTC else event.at.astimezone(UTC)
     if event.type == MachineEvent.Type.GAME:
         content: tuple[object, ...] = (event.type, at, event.wager, event.win)
     elif event.type == MachineEvent.Type.METERS:
