@@ -5,10 +5,11 @@ with a new thread per request, and every ``MiddlewareMixin`` middleware hops to 
 its ``process_request`` and again for its ``process_response``: about twenty hops and a thread start and
 join per request. At 200 event posts a second per process that was a third of the server's CPU (measured
 with py-spy). So an event post goes through Django's sync handler instead (the middleware that bears on
-an API answer, EVENT_MIDDLEWARE, and the same view) in one hop, on one of EVENT_THREADS threads that last
-as long as the process (asgiref's ThreadSensitiveContext with an executor), the least busy one: while one
-waits on PostgreSQL, the other can work. Every other path keeps Django's async handling, its whole
-middleware and a thread per request, so a long admin report never holds up a post.
+an API answer, EVENT_MIDDLEWARE, and the same view) in one hop, its start and end signals included, on
+one of EVENT_THREADS threads that last as long as the process (asgiref's ThreadSensitiveContext with an
+executor), the least busy one: while one waits on PostgreSQL, the other can work. Every other path keeps
+Django's async handling, its whole middleware and a thread per request, so a long admin report never
+holds up a post.
 
 An API request's body is bounded while it arrives (``api_body_receive``). Django's handler reads a whole
 body, however large, before any view runs; a flood of 1 MiB bodies from 200 connections held a gigabyte.
@@ -28,12 +29,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.conf import settings
+from django.core import signals
 from django.core.handlers.asgi import ASGIHandler as DjangoASGIHandler
-from django.core.handlers.asgi import ASGIRequest
+from django.core.handlers.asgi import get_script_prefix
 from django.core.handlers.base import BaseHandler
 from django.db import close_old_connections, connections
 from django.http import HttpResponse, HttpResponseBase
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, resolve, set_script_prefix
 
 from common.request_body import (
     body_budget,
@@ -73,8 +75,8 @@ def event_executors() -> tuple[ThreadPoolExecutor, ...]:
 class ASGIHandler(DjangoASGIHandler):
     def __init__(self) -> None:
         super().__init__()
-        sync_handler = _sync_handler(EVENT_MIDDLEWARE)
-        self._sync_get_response = sync_to_async(sync_handler.get_response, thread_sensitive=True)
+        self._event_handler = _sync_handler(EVENT_MIDDLEWARE)
+        self._event_respond = sync_to_async(self._event_respond_sync, thread_sensitive=True)
         self._in_flight = [0] * EVENT_THREADS
 
     async def __call__(self, scope: dict, receive, send) -> None:
@@ -102,7 +104,9 @@ class ASGIHandler(DjangoASGIHandler):
             return
         body, reserved = await self.api_body_receive(scope, receive, send)
         try:
-            if body is not None:
+            if body is not None and scope["path"] in EVENT_PATHS:
+                await self.send_response(await self._event_respond(scope, body), send)
+            elif body is not None:
                 replayed = _replayed({"type": "http.request", "body": body, "more_body": False}, receive)
                 await super().handle(scope, replayed, send)
         finally:
@@ -159,12 +163,21 @@ class ASGIHandler(DjangoASGIHandler):
         response["Connection"] = "close"
         await self.send_response(response, send)
 
-    async def run_get_response(self, request: ASGIRequest) -> HttpResponseBase:
-        if request.path in EVENT_PATHS:
-            response = await self._sync_get_response(request)
+    def _event_respond_sync(self, scope: dict, body: bytes) -> HttpResponseBase:
+        """What Django's handler does for a request in sync code, in one visit to the event thread: the
+        request's start signal, the request, the response through the short chain, and the response's
+        close (its end signal). Django's handler makes three visits (the start signal, the response, the
+        close), each a hop from the loop to the thread and back, and watches the connection for a
+        disconnect in a task of its own, which a sync view cannot heed anyway. The response is whole
+        (bytes) when it is closed, so closing it before it is sent only tidies the connections sooner."""
+        set_script_prefix(get_script_prefix(scope))
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, io.BytesIO(body))
+        if request is not None:
+            response = self._event_handler.get_response(request)
             response._handler_class = self.__class__
-            return response
-        return await super().run_get_response(request)
+        response.close()
+        return response
 
 
 @sync_to_async(thread_sensitive=True)

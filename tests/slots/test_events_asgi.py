@@ -11,9 +11,9 @@ import pytest
 from asgiref.sync import AsyncToSync, SyncToAsync
 from asgiref.testing import ApplicationCommunicator
 from django.conf import settings
-from django.core.signals import request_started
+from django.core.signals import request_finished, request_started
 
-from config.http import EVENT_MIDDLEWARE, http_application
+from config.http import EVENT_MIDDLEWARE, event_executors, http_application
 from slots.models import MachineEvent
 from tests.slots.helpers import asgi_scope, game
 
@@ -59,6 +59,40 @@ async def test_event_posts_are_stored_and_served_on_a_lasting_thread(machine, ma
     assert sync_threads == ["events-0_0", "events-0_0"]
 
 
+async def test_an_event_post_visits_its_thread_once(machine, machine_key, monkeypatch):
+    """The request's start signal, its response and its close (the end signal, which tidies the database
+    connections) run in one visit to the event thread: Django's handler made three, each a hop from the
+    loop to the thread and back."""
+    executor = event_executors()[0]
+    submit = executor.submit
+    visits: list[object] = []
+
+    def counted(function, *args, **kwargs):
+        visits.append(function)
+        return submit(function, *args, **kwargs)
+
+    monkeypatch.setattr(executor, "submit", counted)
+    signalled: list[tuple[str, str]] = []
+
+    def started(**kwargs: object) -> None:
+        signalled.append(("started", threading.current_thread().name))
+
+    def finished(**kwargs: object) -> None:
+        signalled.append(("finished", threading.current_thread().name))
+
+    request_started.connect(started, dispatch_uid="test-visits-started")
+    request_finished.connect(finished, dispatch_uid="test-visits-finished")
+    try:
+        body = orjson.dumps({"events": [game(machine, 1)]})
+        status, content = await _request("POST", "/api/v1/events", machine_key, body)
+    finally:
+        request_started.disconnect(dispatch_uid="test-visits-started")
+        request_finished.disconnect(dispatch_uid="test-visits-finished")
+    assert (status, orjson.loads(content)) == (200, {"accepted": 1, "duplicates": 0, "rejected": []})
+    assert len(visits) == 1
+    assert signalled == [("started", "events-0_0"), ("finished", "events-0_0")]
+
+
 async def test_other_paths_keep_a_thread_per_request(db, sync_threads):
     for _ in range(2):
         status, _content = await _request("GET", "/api/v1/jackpots")
@@ -94,7 +128,7 @@ def test_an_event_post_crosses_no_thread_on_its_way_through_the_middleware(db):
     every post go thread -> event loop -> thread. It is the middleware that bears on an API answer, in the
     project's order, and no other (sessions, language, CSRF, logins, messages and lockouts cost a post 6-11%
     of its CPU and do nothing for it)."""
-    handler = http_application()._sync_get_response.func.__self__
+    handler = http_application()._event_handler
     steps = _chain(handler)
     assert [step for step in steps if isinstance(step, AsyncToSync | SyncToAsync)] == []
     assert steps[-1] == handler._get_response
