@@ -88,6 +88,8 @@ BENCHMARKS: dict[str, Benchmark] = {
     "ingest": Benchmark(_INGEST, _INGEST_FIGURES),
     # A gateway's batches (one game on each of 50 machines): the events API's general path.
     "ingest_gateway": Benchmark(_INGEST + " --gateway", _INGEST_FIGURES),
+    # One game a request, as a machine posting each game as it ends: what a request costs beyond its events.
+    "ingest_single": Benchmark(_INGEST + " --batch 1", _INGEST_FIGURES),
     "contributions": Benchmark(
         "bench/contributions.py --events 100000 --repeat 3 --workers 1 2",
         (
