@@ -3,7 +3,7 @@
 psycopg adapts a Python list element by element in Python: 1.7 µs an integer and 8.8 µs a datetime
 (measured, 100-element arrays, text or binary alike), so the eight machine columns of a gateway's
 100-machine batch cost the server more than the rest of its storing. Written here by C loops, the same
-array costs 0.18 µs an integer, 0.46 a plain text, 1.55 an instant. The statement casts the parameter
+array costs 0.18 µs an integer, 0.05 a plain text, 1.55 an instant. The statement casts the parameter
 (``%s::bigint[]``), so PostgreSQL reads it with the element type's own input function, exactly as it reads
 a literal.
 """
@@ -29,7 +29,8 @@ def array_literal(values: Iterable[int | str | datetime | bool | None]) -> str:
         return "{" + (text.replace("None", "NULL") if type(None) in kinds else text) + "}"
     if kinds == {str}:
         text = '","'.join(cast(list[str], items))
-        if '"' not in text and "\\" not in text:
+        # The separators hold two quotes each: any more belong to an element, which needs escaping.
+        if text.count('"') == 2 * (len(items) - 1) and "\\" not in text:
             return '{"' + text + '"}'
     elif kinds == {datetime}:
         return '{"' + '","'.join(map(datetime.isoformat, cast(list[datetime], items))) + '"}'

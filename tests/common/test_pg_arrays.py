@@ -9,6 +9,7 @@ from django.db import connection
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from common import pg_arrays
 from common.pg_arrays import array_literal
 
 BIGINT = st.integers(-(2**63), 2**63 - 1)
@@ -36,6 +37,24 @@ def test_each_kind_of_value_is_written_as_postgresql_reads_it():
         array_literal([1.5])
 
 
+def test_plain_texts_are_written_without_a_call_per_element(monkeypatch):
+    """Asset numbers, a gateway's batch's one text column: joined by C, not escaped one by one. The check
+    for a quote once looked in the joined text, where the separator's own quotes always are, so any two
+    texts took the call per element (0.27 µs each, against 0.05)."""
+
+    def per_element(value: object) -> str:
+        raise AssertionError(f"a call for {value!r}")
+
+    monkeypatch.setattr(pg_arrays, "_element", per_element)
+    assert array_literal(["NOG-0001", "NOG-0002", "VEN 0003"]) == '{"NOG-0001","NOG-0002","VEN 0003"}'
+    assert array_literal(["NOG-0001"]) == '{"NOG-0001"}'
+
+
+def test_a_text_with_a_quote_or_a_backslash_is_escaped_among_plain_ones():
+    assert array_literal(["NOG-0001", 'a"b', "c\\d"]) == '{"NOG-0001","a\\"b","c\\\\d"}'
+    assert array_literal(['"', "x"]) == '{"\\"","x"}'
+
+
 def _read(literal: str, sql_type: str) -> list:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT %s::{sql_type}[]", [literal])
@@ -48,11 +67,13 @@ def _read(literal: str, sql_type: str) -> list:
 @given(
     numbers=st.lists(st.none() | BIGINT, max_size=12),
     texts=st.lists(st.none() | TEXT, max_size=12),
+    only_texts=st.lists(TEXT, max_size=12),
     instants=st.lists(st.none() | INSTANT, max_size=12),
     flags=st.lists(st.none() | st.booleans(), max_size=12),
 )
-def test_postgresql_reads_back_the_values_written(numbers, texts, instants, flags):
+def test_postgresql_reads_back_the_values_written(numbers, texts, only_texts, instants, flags):
     assert _read(array_literal(numbers), "bigint") == numbers
     assert _read(array_literal(texts), "text") == texts
+    assert _read(array_literal(only_texts), "text") == only_texts
     assert _read(array_literal(instants), "timestamptz") == instants
     assert _read(array_literal(flags), "boolean") == flags
