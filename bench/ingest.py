@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import random
@@ -31,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlparse
@@ -285,6 +286,10 @@ def _backend_pids(admin_url: str, database: str) -> list[int]:
 
 
 def _arguments() -> argparse.Namespace:
+    return arguments_parser().parse_args()
+
+
+def arguments_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -309,14 +314,18 @@ def _arguments() -> argparse.Namespace:
         default=[2, 4],
         help="connections COPYing at once, one anchor run per number (comma-separated)",
     )
-    return parser.parse_args()
+    return parser
 
 
-def _server_start(database_url: str, args) -> tuple[subprocess.Popen, str]:
-    """uvicorn on a free port, once it answers; returns the process and the events URL."""
+def _server_start(
+    database_url: str, args, application: str = "config.asgi:application", extra_env: dict | None = None
+) -> tuple[subprocess.Popen, str]:
+    """uvicorn serving ``application`` on a free port, once it answers; returns the process and the events
+    URL."""
     port = free_port()
     env = {**os.environ, **SERVER_ENV, "DATABASE_URL": database_url, "DATABASE_POOL_SIZE": str(args.pool)}
-    command = [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1"]
+    env.update(extra_env or {})
+    command = [sys.executable, "-m", "uvicorn", application, "--host", "127.0.0.1"]
     command += ["--port", str(port), "--workers", str(args.workers), "--no-access-log"]
     command += ["--log-level", "warning", "--loop", "uvloop", "--http", "httptools"]
     server = subprocess.Popen(command, cwd=ROOT, env=env)
@@ -382,9 +391,9 @@ def _load_report(load: Load, elapsed: float, peak: int, args) -> float:
     print(f"accepted: {rate:,.0f} events/s")
     print(f"latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
     print(f"server peak memory: {peak / 2**20:.0f} MiB (RSS, uvicorn and its workers)")
-    (before, client_before, pg_before), (after, client_after, pg_after) = load.cpu_before, load.cpu_after
-    server_seconds = sum(after.values()) - sum(before.values())
-    client_cpu = (client_after - client_before) / elapsed
+    before, after = load.cpu_before[0], load.cpu_after[0]
+    server_seconds, client_seconds, pg_seconds = load_cpu(load)
+    client_cpu = client_seconds / elapsed
     print(
         f"CPU: server {server_seconds / elapsed:.2f} cores, load client {client_cpu:.2f} cores (of 2, shared)"
     )
@@ -394,9 +403,15 @@ def _load_report(load: Load, elapsed: float, peak: int, args) -> float:
     events = max(load.accepted, 1)
     print(
         f"CPU per event: API server {server_seconds / events * 1e6:.0f} µs, "
-        f"PostgreSQL {(pg_after - pg_before) / events * 1e6:.0f} µs (its processes serving the API)"
+        f"PostgreSQL {pg_seconds / events * 1e6:.0f} µs (its processes serving the API)"
     )
     return rate
+
+
+def load_cpu(load: Load) -> tuple[float, float, float]:
+    """CPU seconds the server (its process tree), the load client and PostgreSQL spent while measured."""
+    (before, client_before, pg_before), (after, client_after, pg_after) = load.cpu_before, load.cpu_after
+    return sum(after.values()) - sum(before.values()), client_after - client_before, pg_after - pg_before
 
 
 def main() -> None:
@@ -405,38 +420,52 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
-    server_url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
-    bench_db = f"progressivo_bench_{os.getpid()}"
-    admin_url = url_with_database(server_url, "postgres")
-    database_url = url_with_database(server_url, bench_db)
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{bench_db}"')
     server = None
-    try:
-        machines, gateway_key = _setup(database_url, args.machines)
-        server, url = _server_start(database_url, args)
-        load_before = os.getloadavg()
-        load, elapsed, peak = _load_run(
-            server, url, machines, args, lambda: _backend_pids(admin_url, bench_db), gateway_key=gateway_key
-        )
-        load_after = os.getloadavg()
-        server.terminate()
-        server.wait(30)
-        server = None
-        rate = _load_report(load, elapsed, peak, args)
-        anchor_report(rate, copy_anchor(database_url, [(pk, bank) for _, _, pk, bank in machines], args))
-        print(f"load average (1 min) before/after: {load_before[0]:.2f} / {load_after[0]:.2f}")
-    finally:
-        if server is not None:
+    with bench_database("progressivo_bench") as (admin_url, bench_db, database_url):
+        try:
+            machines, gateway_key = _setup(database_url, args.machines)
+            server, url = _server_start(database_url, args)
+            load_before = os.getloadavg()
+            load, elapsed, peak = _load_run(
+                server,
+                url,
+                machines,
+                args,
+                lambda: _backend_pids(admin_url, bench_db),
+                gateway_key=gateway_key,
+            )
+            load_after = os.getloadavg()
             server.terminate()
             server.wait(30)
+            server = None
+            rate = _load_report(load, elapsed, peak, args)
+            anchor_report(rate, copy_anchor(database_url, [(pk, bank) for _, _, pk, bank in machines], args))
+            print(f"load average (1 min) before/after: {load_before[0]:.2f} / {load_after[0]:.2f}")
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(30)
+
+
+@contextlib.contextmanager
+def bench_database(prefix: str) -> Iterator[tuple[str, str, str]]:
+    """A database of the benchmark's own on DATABASE_URL's server: (the server's admin URL, its name, its
+    URL). Dropped at the end, and the engine's queue in REDIS_URL emptied: the engine's task was enqueued
+    once per request and no worker ran here."""
+    server_url = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
+    bench_db = f"{prefix}_{os.getpid()}"
+    admin_url = url_with_database(server_url, "postgres")
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{bench_db}"')
+    try:
+        yield admin_url, bench_db, url_with_database(server_url, bench_db)
+    finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{bench_db}" WITH (FORCE)')
         redis_url = os.environ.get("REDIS_URL")
         if redis_url:
             import redis
 
-            # The engine's task was enqueued once per request and no worker ran here: empty its queue.
             redis.Redis.from_url(redis_url).delete("celery")
 
 

@@ -125,9 +125,11 @@ def copy_anchor(
     return results
 
 
-def anchor_report(rate: float, anchor: list[tuple[str, float, float]]) -> None:
+def anchor_report(rate: float | None, anchor: list[tuple[str, float, float]]) -> None:
+    """The anchor's runs, and the API's share of the best (``rate``: its events/s, if it ran)."""
     print("anchor, the same rows into a copy of the events table (same indexes and constraints):")
     for how, copy_rate, cpu in anchor:
         print(f"  {how}: {copy_rate:,.0f} rows/s, PostgreSQL {cpu * 1e6:.0f} µs CPU per row")
     how, best, _ = max(anchor, key=lambda result: result[1])
-    print(f"API's share of the anchor ({how}, {best:,.0f} rows/s): {rate / best:.0%}")
+    if rate is not None:
+        print(f"API's share of the anchor ({how}, {best:,.0f} rows/s): {rate / best:.0%}")
