@@ -79,7 +79,7 @@ class MachineHost(HostWins, HostAwards):
     def handle_exception(self, report: ExceptionReport) -> None:
         code = report.code
         if code == 0x7E:
-            self.set_wager(f.decode_game_started(report.data).credits_wagered)
+            self.on_game_started(f.decode_game_started(report.data).credits_wagered)
         elif code == 0x7F:
             self.on_game_ended(f.decode_game_ended(report.data))
         elif code in STATUS_BY_EXCEPTION or code in TILT_EXCEPTIONS:
@@ -126,6 +126,18 @@ class MachineHost(HostWins, HostAwards):
         if code == 0x70 and self.reads_sas_wins():  # a lost 56 would leave its wins unread
             self.set_wins_due(True)
             self.pending.extend(self.wins_read())
+
+    def on_game_started(self, credits: int) -> None:
+        if self.wager is not None:
+            # The last game's 7F never reached us (an answer that came after the host stopped waiting, from
+            # a machine silent when idle, is acknowledged unread by the next poll): its wager is known, its
+            # win is not, so it is not posted; the meters carry its play, and the loss is said, not silent.
+            log.warning(
+                "%s: game started before the last one ended (its 7F was lost on the line); "
+                "the meters will carry the last one",
+                self.config.code,
+            )
+        self.set_wager(credits)
 
     def on_game_ended(self, win_credits: int) -> None:
         if self.wager is None:

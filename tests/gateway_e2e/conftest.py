@@ -135,15 +135,24 @@ class GatewayProcess:
 
     def games_lost_on_line(self, code: str) -> int | None:
         """Games of ``code`` the gateway logged as lost on the serial line, before anything was captured: a
-        7F whose 7E never came. A machine answering a general poll later than the host waits (which a loaded
-        test machine can stretch past the tests' 0.2 s) cannot be told, when it is silent when idle, from
-        one with nothing to report, and the next frame on the line acknowledges the answer the host never
-        read. At most that many: a 7F repeated after a kill also ends no open game. None when the machine's
-        queue overflowed: it does not say how many it lost."""
+        7F whose 7E never came, or a 7E while the last game was open (its 7F never came). A machine
+        answering a general poll later than the host waits (which a loaded test machine can stretch past
+        the tests' 0.2 s) cannot be told, when it is silent when idle, from one with nothing to report, and
+        the next frame on the line acknowledges the answer the host never read. At most that many: a 7F
+        repeated after a kill also ends no open game. None when the machine's queue overflowed: it does not
+        say how many it lost."""
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
         if f"{code}: exception queue overflow" in text:
             return None
-        return text.count(f"{code}: game ended without its start")
+        return text.count(f"{code}: game ended without its start") + text.count(
+            f"{code}: game started before the last one ended"
+        )
+
+
+def in_order_within(kept: list, played: list) -> bool:
+    """Every item of ``kept`` found in ``played``, in the same order."""
+    rest = iter(played)
+    return all(any(item == other for other in rest) for item in kept)
 
 
 @dataclass
