@@ -39,7 +39,7 @@ class _Store:
     """A worker's connections (opened on first use, handed out in turn) and the machines' map."""
 
     def __init__(self) -> None:
-        self.idle: asyncio.Queue[psycopg.AsyncConnection] | None = None
+        self.idle: asyncio.Queue[psycopg.AsyncConnection] = asyncio.Queue()
         self.machines: dict[str, tuple[int, int, int, int]] = {}
         self.opening: asyncio.Future[None] | None = None
         table = os.environ.get("BARE_TABLE", "slots_machineevent")
@@ -47,24 +47,21 @@ class _Store:
 
     async def open(self) -> None:
         url = os.environ["BARE_DATABASE_URL"]
-        idle: asyncio.Queue[psycopg.AsyncConnection] = asyncio.Queue()
-        for _ in range(_CONNECTIONS):
-            idle.put_nowait(await psycopg.AsyncConnection.connect(url))
-        connection = await idle.get()
+        connection = await psycopg.AsyncConnection.connect(url)
         cursor = await connection.execute(
             "SELECT asset_number, id, bank_id, denomination_cents, max_bet_cents FROM slots_slotmachine"
         )
         self.machines = {asset: tuple(rest) for asset, *rest in await cursor.fetchall()}
         await connection.commit()
-        idle.put_nowait(connection)
-        self.idle = idle
+        self.idle.put_nowait(connection)
+        for _ in range(_CONNECTIONS - 1):
+            self.idle.put_nowait(await psycopg.AsyncConnection.connect(url))
 
     async def store(self, events: list[dict]) -> int:
-        if self.idle is None:
-            # The worker's first requests arrive together: one opens, the others wait for it.
-            if self.opening is None:
-                self.opening = asyncio.ensure_future(self.open())
-            await self.opening
+        # The worker's first requests arrive together: the first opens, the others wait for it.
+        if self.opening is None:
+            self.opening = asyncio.ensure_future(self.open())
+        await self.opening
         received = datetime.now(UTC)
         rows = []
         for event in events:

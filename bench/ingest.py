@@ -372,8 +372,9 @@ def _load_run(
     return load, elapsed, peak[0]
 
 
-def _load_report(load: Load, elapsed: float, peak: int, args) -> float:
-    """Prints the API's figures; returns its events/s."""
+def _load_report(load: Load, elapsed: float, peak: int, args) -> dict[str, float]:
+    """Prints the API's figures; returns the headline ones: events/s ("rate"), CPU µs per event of the
+    server and of PostgreSQL ("server", "pg"), and the latency p99 in ms."""
     rate = load.accepted / elapsed
     latencies = sorted(load.latencies)
     p50 = statistics.median(latencies) * 1000
@@ -391,9 +392,9 @@ def _load_report(load: Load, elapsed: float, peak: int, args) -> float:
     print(f"accepted: {rate:,.0f} events/s")
     print(f"latency: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
     print(f"server peak memory: {peak / 2**20:.0f} MiB (RSS, uvicorn and its workers)")
-    before, after = load.cpu_before[0], load.cpu_after[0]
-    server_seconds, client_seconds, pg_seconds = load_cpu(load)
-    client_cpu = client_seconds / elapsed
+    (before, client_before, pg_before), (after, client_after, pg_after) = load.cpu_before, load.cpu_after
+    server_seconds = sum(after.values()) - sum(before.values())
+    client_cpu = (client_after - client_before) / elapsed
     print(
         f"CPU: server {server_seconds / elapsed:.2f} cores, load client {client_cpu:.2f} cores (of 2, shared)"
     )
@@ -401,17 +402,12 @@ def _load_report(load: Load, elapsed: float, peak: int, args) -> float:
     shares = sorted((after[pid] - before.get(pid, 0.0)) / elapsed for pid in workers)
     print("CPU per server process: " + ", ".join(f"{share:.2f}" for share in reversed(shares)))
     events = max(load.accepted, 1)
+    server_us, pg_us = server_seconds / events * 1e6, (pg_after - pg_before) / events * 1e6
     print(
-        f"CPU per event: API server {server_seconds / events * 1e6:.0f} µs, "
-        f"PostgreSQL {pg_seconds / events * 1e6:.0f} µs (its processes serving the API)"
+        f"CPU per event: API server {server_us:.0f} µs, "
+        f"PostgreSQL {pg_us:.0f} µs (its processes serving the API)"
     )
-    return rate
-
-
-def load_cpu(load: Load) -> tuple[float, float, float]:
-    """CPU seconds the server (its process tree), the load client and PostgreSQL spent while measured."""
-    (before, client_before, pg_before), (after, client_after, pg_after) = load.cpu_before, load.cpu_after
-    return sum(after.values()) - sum(before.values()), client_after - client_before, pg_after - pg_before
+    return {"rate": rate, "server": server_us, "pg": pg_us, "p99": p99}
 
 
 def main() -> None:
@@ -438,7 +434,7 @@ def main() -> None:
             server.terminate()
             server.wait(30)
             server = None
-            rate = _load_report(load, elapsed, peak, args)
+            rate = _load_report(load, elapsed, peak, args)["rate"]
             anchor_report(rate, copy_anchor(database_url, [(pk, bank) for _, _, pk, bank in machines], args))
             print(f"load average (1 min) before/after: {load_before[0]:.2f} / {load_after[0]:.2f}")
         finally:

@@ -40,7 +40,6 @@ from bench.ingest import (  # noqa: E402
     _setup,
     arguments_parser,
     bench_database,
-    load_cpu,
 )
 from bench.ingest_anchor import _copy_table_create, anchor_report, copy_anchor  # noqa: E402
 
@@ -57,7 +56,9 @@ def _tables_empty(database_url: str) -> None:
         conn.execute("TRUNCATE slots_machineevent, slots_pendingevent, bench_copy CASCADE")
 
 
-def _one_run(name: str, database_url: str, admin_url: str, *, bench_db: str, machines, args) -> dict:
+def _one_run(
+    name: str, database_url: str, admin_url: str, *, bench_db: str, machines, args
+) -> dict[str, float]:
     application, extra = SERVERS[name]
     _tables_empty(database_url)
     server, url = _server_start(database_url, args, application, {**extra, "BARE_DATABASE_URL": database_url})
@@ -69,20 +70,10 @@ def _one_run(name: str, database_url: str, admin_url: str, *, bench_db: str, mac
         server.terminate()
         server.wait(30)
     print(f"--- {name} ({application} {extra or ''})")
-    rate = _load_report(load, elapsed, peak, args)
-    server_seconds, _client, pg_seconds = load_cpu(load)
-    events = max(load.accepted, 1)
-    latencies = sorted(load.latencies)
-    return {
-        "rate": rate,
-        "server": server_seconds / events * 1e6,
-        "pg": pg_seconds / events * 1e6,
-        "p99": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
-        "errors": load.errors,
-    }
+    return _load_report(load, elapsed, peak, args)
 
 
-def _summary(results: dict[str, list[dict]], best: float) -> None:
+def _summary(results: dict[str, list[dict[str, float]]], best: float) -> None:
     print(
         "\n| server | events/s | server µs/event | PostgreSQL µs/event | p99 ms "
         f"| share of {best:,.0f} rows/s |"
@@ -121,7 +112,7 @@ def main() -> None:
         machines, _gateway_key = _setup(database_url, args.machines)
         _copy_table_create(database_url)
         load_before = os.getloadavg()
-        results: dict[str, list[dict]] = {name: [] for name in args.servers}
+        results: dict[str, list[dict[str, float]]] = {name: [] for name in args.servers}
         for round_number in range(args.rounds):
             order = args.servers if round_number % 2 == 0 else list(reversed(args.servers))
             for name in order:

@@ -26,10 +26,6 @@ def post_json(e2e: E2E, events: list[dict]) -> dict:
         return json.loads(response.read())
 
 
-def game_events(e2e: E2E, machine: str) -> list[tuple]:
-    return [(seq, wager) for _, seq, kind, wager in e2e.applied_events([machine]) if kind == GAME]
-
-
 def stored_games(e2e: E2E, machine: str) -> list[tuple[int, int]]:
     """(wager, win) in cents of the machine's stored games, in seq order."""
     return e2e.query(
@@ -40,7 +36,7 @@ def stored_games(e2e: E2E, machine: str) -> list[tuple[int, int]]:
 
 def test_sas_games_move_the_level_as_the_same_games_posted_as_json(e2e: E2E) -> None:
     before = {code: len(egm.games) for code, egm in e2e.egms.items()}
-    stored_before = {code: len(game_events(e2e, code)) for code in e2e.egms}
+    stored_before = {code: len(stored_games(e2e, code)) for code in e2e.egms}
     for round_ in range(6):
         for i, egm in enumerate(e2e.egms.values()):
             assert egm.play(1 + (round_ + i) % 9)
@@ -48,16 +44,18 @@ def test_sas_games_move_the_level_as_the_same_games_posted_as_json(e2e: E2E) -> 
     e2e.all_delivered()
 
     twins = dict(zip(e2e.floor.sas, e2e.floor.json, strict=True))
+    lost = {code: e2e.gateway.games_lost_on_line(code) for code in e2e.egms}
     for code, egm in e2e.egms.items():
         played = [bet * 50 for bet, _ in egm.games[before[code] :]]
-        wagers = [w for _, w in game_events(e2e, code)][stored_before[code] :]
+        stored = stored_games(e2e, code)
+        wagers = [wager for wager, _ in stored[stored_before[code] :]]
         # Every game played, in order; only a game the gateway logged as lost on the line (an answer later
         # than the host waits, possible only on a starved test machine) may be missing, none in most runs.
-        lost = e2e.gateway.games_lost_on_line(code)
-        assert lost is not None, f"{code}: the machine's exception queue overflowed"
-        assert in_order_within(wagers, played) and 0 <= len(played) - len(wagers) <= lost, (code, wagers)
-        if not lost:  # and with their wins, every game the machine ever played
-            assert stored_games(e2e, code) == [(bet * 50, win * 50) for bet, win in egm.games], code
+        lost_here = lost[code]
+        assert lost_here is not None, f"{code}: the machine's exception queue overflowed"
+        assert in_order_within(wagers, played) and 0 <= len(played) - len(wagers) <= lost_here, (code, wagers)
+        if not lost_here:  # and with their wins, every game the machine ever played
+            assert stored == [(bet * 50, win * 50) for bet, win in egm.games], code
         # Its twin gets the same games, as JSON: the games the server stored from the line, all of them.
         events = [
             {
@@ -68,7 +66,7 @@ def test_sas_games_move_the_level_as_the_same_games_posted_as_json(e2e: E2E) -> 
                 "wager": wager,
                 "win": win,
             }
-            for n, (wager, win) in enumerate(stored_games(e2e, code), start=1)
+            for n, (wager, win) in enumerate(stored, start=1)
         ]
         assert post_json(e2e, events)["accepted"] == len(events)
     e2e.all_delivered()
@@ -79,7 +77,7 @@ def test_sas_games_move_the_level_as_the_same_games_posted_as_json(e2e: E2E) -> 
     (json_row,) = e2e.query(f"SELECT {columns} FROM jackpots_level WHERE id = {twin}")
     assert sas_row == json_row
     assert sas_row[3] == sum(wager for code in e2e.egms for wager, _ in stored_games(e2e, code))
-    if not any(e2e.gateway.games_lost_on_line(code) for code in e2e.egms):
+    if not any(lost.values()):
         assert sas_row[3] == sum(bet * 50 for egm in e2e.egms.values() for bet, _ in egm.games)
     assert manage(e2e.env, "manage.py", "jackpots_audit").strip().endswith("Audit clean: 3 levels.")
 
